@@ -1,0 +1,47 @@
+# Two commands do all set-up: `make demo` (the main job) and `make test` (the test suite).
+# Each creates .venv from requirements.lock when it is missing or out of date.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Kernels come from this environment, never from a python3 kernelspec in the user's home.
+export JUPYTER_PREFER_ENV_PATH := 1
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: demo test lint release sync-engine lab lock clean
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=23.2"
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/autograd-course demo
+
+test: $(STAMP) lint
+	$(BIN)/autograd-course sync-engine --check
+	$(BIN)/pytest -n 2 --dist loadfile tests solutions --nbval-lax --nbval-current-env
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+release: $(STAMP)
+	$(BIN)/autograd-course release
+
+sync-engine: $(STAMP)
+	$(BIN)/autograd-course sync-engine
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab course
+
+lock: $(STAMP)
+	$(BIN)/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements.lock.new
+	@echo "review requirements.lock.new, keep its header comment, then move it over requirements.lock"
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache .hypothesis

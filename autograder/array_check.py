@@ -1,0 +1,22 @@
+"""Checking one array the student computed against the one torch computed."""
+
+from typing import Any
+
+import numpy as np
+
+from autograder.compare import compare_arrays
+
+
+def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> None:
+    """Assert that ``got`` (yours) matches ``expected`` (torch's, as NumPy) in shape, dtype, values.
+
+    For results that are not a forward pass with gradients, such as ``unbroadcast``'s
+    output or a ``.grad`` after two backward calls. Prints one line when they match.
+    """
+    if hasattr(expected, "detach"):
+        raise TypeError(
+            f"check_array({what!r}): pass torch's result as NumPy (tensor.detach().cpu().numpy())"
+        )
+    compare_arrays(what, got, expected, device="cpu")
+    if not quiet:
+        print(f"{what}: matches torch ({np.asarray(expected).dtype.name})")

@@ -1,0 +1,181 @@
+"""The demo cohort: students whose submissions are built from the course itself.
+
+A submission is the student release with the solution cells typed in (the reference
+solution without nbgrader's markers), then, for a buggy student, one realistic mistake
+planted by text replacement. Building them from solutions/ and course/ at run time keeps
+the cohort in step with the notebooks: a bug whose text no longer occurs is an error,
+not a silently correct student.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import assignments, notebook_path
+from autograder.engine_sync import strip_solution_markers
+
+
+@dataclass(frozen=True)
+class PlantedBug:
+    """One student's mistake: text replacements in one solution cell, and its expected cost."""
+
+    student: str
+    assignment: str
+    cell: str  # nbgrader grade_id of the solution cell
+    story: str  # what the student got wrong, in a line
+    edits: tuple[tuple[str, str], ...]  # (text as solved, text as the student wrote it)
+    loses: frozenset[str] = field(default_factory=frozenset)  # test cells that must lose points
+
+
+BUGS: tuple[PlantedBug, ...] = (
+    PlantedBug(
+        student="bug-power-rule",
+        assignment="00-recipe",
+        cell="scalar",
+        story="power rule off by one: n * x**n instead of n * x**(n - 1)",
+        edits=(
+            (
+                "derivative = exponent * self.data ** (exponent - 1)",
+                "derivative = exponent * self.data**exponent",
+            ),
+        ),
+        loses=frozenset({"test_scalar_ops", "test_recipe"}),
+    ),
+    PlantedBug(
+        student="bug-no-grad-not-restored",
+        assignment="00-recipe",
+        cell="no_grad",
+        story="no_grad switches recording back on at exit instead of restoring the old state",
+        edits=(("_grad_enabled = self._previous", "_grad_enabled = True"),),
+        loses=frozenset({"test_no_grad"}),
+    ),
+    PlantedBug(
+        student="bug-missing-unbroadcast",
+        assignment="01-worked-example",
+        cell="mul_div",
+        story="Mul's backward returns output-shaped gradients without unbroadcast",
+        edits=(
+            (
+                "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
+                "return grad * b, grad * a",
+            ),
+        ),
+        loses=frozenset({"test_mul_div"}),
+    ),
+    PlantedBug(
+        student="bug-overwrite-leaf-grad",
+        assignment="01-worked-example",
+        cell="backward",
+        story="leaf gradients assigned with = instead of accumulated with +=",
+        edits=(
+            (
+                "tensor.grad = grad.copy() if tensor.grad is None else tensor.grad + grad",
+                "tensor.grad = grad.copy()",
+            ),
+        ),
+        loses=frozenset({"test_backward"}),
+    ),
+    PlantedBug(
+        student="bug-matmul-no-transpose",
+        assignment="01-worked-example",
+        cell="matmul",
+        story="matmul backward multiplies by B instead of B transposed",
+        edits=(("grad_a = grad2 @ np.swapaxes(b2, -1, -2)", "grad_a = grad2 @ b2"),),
+        loses=frozenset({"test_matmul", "test_linear"}),
+    ),
+    PlantedBug(
+        student="bug-preorder-backward",
+        assignment="01-worked-example",
+        cell="backward",
+        story="backward visits tensors depth-first as reached, not in topological order",
+        edits=(
+            (
+                "    for tensor in reversed(topological_order(root)):\n",
+                "    stack, seen = [root], {id(root)}\n"
+                "    while stack:\n"
+                "        tensor = stack.pop()\n",
+            ),
+            (
+                "                grads[id(parent)] = parent_grad",
+                "                grads[id(parent)] = parent_grad\n"
+                "            if id(parent) not in seen:\n"
+                "                seen.add(id(parent))\n"
+                "                stack.append(parent)",
+            ),
+        ),
+        # Every check whose graph reuses a tensor along paths of different lengths.
+        loses=frozenset({"test_backward", "test_mul_div", "test_elementwise", "test_reductions"}),
+    ),
+    PlantedBug(
+        student="bug-sum-ignores-shape",
+        assignment="01-worked-example",
+        cell="reductions",
+        story="Sum's backward returns the output gradient as is, ignoring the input's shape",
+        edits=(("return (np.broadcast_to(grad, ctx.shape).copy(),)", "return (grad,)"),),
+        loses=frozenset({"test_reductions"}),
+    ),
+)
+
+REFERENCE = "reference"
+BLANK = "blank"
+
+
+def students() -> list[str]:
+    """Every student of the demo cohort, reference and blank first."""
+    return [REFERENCE, BLANK, *(bug.student for bug in BUGS)]
+
+
+def solved_sources(solution_notebook: Path) -> dict[str, str]:
+    """Each solution cell's source as a student who solved it would have typed it."""
+    notebook = nbformat.read(solution_notebook, as_version=4)
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: strip_solution_markers(cell.source)
+        for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def apply_bug(source: str, bug: PlantedBug) -> str:
+    """Plant ``bug`` in a cell's source; each edit's text must occur exactly once."""
+    for before, after in bug.edits:
+        count = source.count(before)
+        if count != 1:
+            raise ValueError(
+                f"planted bug {bug.student!r}: expected {before!r} once in cell "
+                f"{bug.cell!r} of {bug.assignment}, found it {count} times"
+            )
+        source = source.replace(before, after)
+    return source
+
+
+def build_submission(
+    student: str, assignment: str, solutions_dir: Path, release_dir: Path
+) -> nbformat.NotebookNode:
+    """The notebook ``student`` hands in for ``assignment``."""
+    notebook = nbformat.read(notebook_path(release_dir, assignment), as_version=4)
+    if student == BLANK:
+        return notebook
+    sources = solved_sources(notebook_path(solutions_dir, assignment))
+    bugs = [b for b in BUGS if b.student == student and b.assignment == assignment]
+    for bug in bugs:
+        if bug.cell not in sources:
+            raise ValueError(f"planted bug {bug.student!r}: no solution cell {bug.cell!r}")
+        sources[bug.cell] = apply_bug(sources[bug.cell], bug)
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id in sources:
+            cell.source = sources[grade_id]
+    return notebook
+
+
+def write_cohort(submitted_dir: Path, solutions_dir: Path, release_dir: Path) -> list[str]:
+    """Write every demo student's submissions in nbgrader's submitted/ layout."""
+    for student in students():
+        for assignment in assignments(solutions_dir):
+            target = notebook_path(submitted_dir / student, assignment)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(
+                build_submission(student, assignment, solutions_dir, release_dir), target
+            )
+    return students()

@@ -1,0 +1,118 @@
+"""The main job: regenerate the release, grade the demo cohort with nbgrader, print grades.
+
+Expected outcome, checked and printed per student: the reference solution gets full marks,
+the blank release gets 0, and each planted bug loses points exactly on the test cells its
+bug touches (and nowhere else, in particular not in other notebooks).
+"""
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.cohort import BLANK, BUGS, REFERENCE, write_cohort
+from autograder.course import REPO_ROOT, SOLUTIONS_DIR, assignments
+from autograder.nbgrader_workspace import run_nbgrader
+from autograder.release import generate_release, publish_release
+from autograder.scores import Score, cell_scores, read_export
+
+DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
+
+
+@dataclass
+class DemoResult:
+    """What the demo graded: notebook scores, per-cell scores and the verdict per student."""
+
+    workspace: Path
+    assignments: list[str]
+    students: list[str]
+    notebook_scores: dict[tuple[str, str], Score]
+    cell_scores: dict[tuple[str, str], dict[str, Score]]
+    verdicts: dict[str, str]  # student -> "" when as expected, else what went wrong
+
+    @property
+    def as_expected(self) -> bool:
+        return not any(self.verdicts.values())
+
+
+def expected_losses(student: str) -> dict[str, frozenset[str]]:
+    """assignment -> test cells this student should lose points on (None: all of them)."""
+    return {bug.assignment: bug.loses for bug in BUGS if bug.student == student}
+
+
+def verdict(student: str, cells: dict[tuple[str, str], dict[str, Score]]) -> str:
+    """Empty when the student's grades are what the cohort says, else the differences."""
+    problems = []
+    expected = expected_losses(student)
+    for (name, assignment), grades in cells.items():
+        if name != student:
+            continue
+        lost = {cell for cell, s in grades.items() if s.score < s.max_score}
+        if student == BLANK:
+            earned = {cell for cell, s in grades.items() if s.score > 0}
+            if earned:
+                problems.append(f"{assignment}: blank release earned points on {sorted(earned)}")
+            continue
+        should_lose = expected.get(assignment, frozenset())
+        if lost != should_lose:
+            problems.append(
+                f"{assignment}: lost points on {sorted(lost)}, expected {sorted(should_lose)}"
+            )
+    return "; ".join(problems)
+
+
+def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoResult:
+    """Release, autograde and export with the real nbgrader; compare with expectations."""
+    workspace = workspace.resolve()
+    ids = assignments()
+    release_dir = generate_release(workspace, ids)
+    if publish:
+        publish_release(release_dir)
+    cohort = write_cohort(workspace / "submitted", SOLUTIONS_DIR, release_dir)
+    for assignment in ids:
+        run_nbgrader(workspace, "autograde", assignment, "--force")
+    run_nbgrader(workspace, "export", "--to", str(workspace / "grades.csv"))
+    db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    cells = {(s, a): cell_scores(db_url, s, a) for s in cohort for a in ids}
+    return DemoResult(
+        workspace=workspace,
+        assignments=ids,
+        students=cohort,
+        notebook_scores=read_export(workspace / "grades.csv"),
+        cell_scores=cells,
+        verdicts={s: verdict(s, cells) for s in cohort},
+    )
+
+
+def format_table(result: DemoResult) -> str:
+    """Students by notebook, with totals and whether each row is as expected."""
+    stories = {bug.student: bug.story for bug in BUGS}
+    stories[REFERENCE] = "the solutions, typed in"
+    stories[BLANK] = "the release as given"
+    header = ["student", *result.assignments, "total", "as expected"]
+    rows = []
+    for student in result.students:
+        scores = [result.notebook_scores[(student, a)] for a in result.assignments]
+        total = Score(sum(s.score for s in scores), sum(s.max_score for s in scores))
+        check = "yes" if not result.verdicts[student] else "NO: " + result.verdicts[student]
+        rows.append([student, *map(str, scores), str(total), check])
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [value.ljust(width) for value, width in zip(row, widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]))
+    lines.insert(1, "-" * len(lines[0]))
+    lines.append("")
+    lines.extend(f"  {student}: {stories[student]}" for student in result.students)
+    return "\n".join(lines)
+
+
+def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
+    """Run the demo and print the grade table; exit status 1 if grades are not as expected."""
+    started = time.perf_counter()
+    result = run_demo(workspace)
+    print(format_table(result))
+    print(
+        f"\ngraded {len(result.students)} students x {len(result.assignments)} notebooks "
+        f"with nbgrader in {time.perf_counter() - started:.0f} s; workspace: {workspace}"
+    )
+    return 0 if result.as_expected else 1

@@ -1,0 +1,33 @@
+"""nbgrader configuration for this course, read by every nbgrader command run at the repo root.
+
+The instructor version of each notebook (solutions and hidden tests) lives in solutions/;
+the student release that nbgrader generates from it lives in course/.
+"""
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
+
+c.CourseDirectory.course_id = "autograd-course"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "course"
+c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+
+# A check cell builds torch tensors on every device and may run a small training loop:
+# give each cell two minutes before nbgrader interrupts it and records a timeout.
+c.Execute.timeout = 120
+
+# nbgrader scores a test cell 0 when anything reaches stderr. torch and NumPy print
+# warnings there (deprecations, overflow in exp...) that say nothing about correctness,
+# so outputs that are warnings are dropped before grading. Errors are not stderr text:
+# a failing check raises, and that still scores 0.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"Warning"
+
+# A student who deletes a test or solution cell gets it back at autograde (with a note),
+# so the notebook is graded instead of failing as a whole.
+c.OverwriteCells.add_missing_cells = True
+
+# Feedback shows the student's own notebook with scores, never the hidden tests' source.
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]

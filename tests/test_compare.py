@@ -1,0 +1,219 @@
+"""Tests for autograder.compare: each check passes on equal arrays and explains planted bugs."""
+
+import numpy as np
+import pytest
+
+from autograder.compare import compare_arrays, format_array_diff, tolerances
+
+RNG = np.random.default_rng(0)
+
+
+def failure(what, got, expected, **kwargs) -> str:
+    """The AssertionError message compare_arrays raises (the test fails if it passes)."""
+    kwargs.setdefault("device", "cpu")
+    with pytest.raises(AssertionError) as info:
+        compare_arrays(what, got, expected, **kwargs)
+    message = str(info.value)
+    assert message == message.strip(), "no leading/trailing noise in messages"
+    return message
+
+
+@pytest.mark.parametrize(
+    "dtype, expected",
+    [
+        (np.float64, (1e-10, 1e-12)),
+        (np.float32, (1e-5, 1e-6)),
+        (np.float16, (1e-3, 1e-3)),
+        ("bfloat16", (1e-3, 1e-3)),
+        (np.dtype("int64"), (0.0, 0.0)),
+        (np.bool_, (0.0, 0.0)),
+    ],
+)
+def test_tolerances_per_dtype(dtype, expected):
+    assert tolerances(dtype) == expected
+
+
+def test_tolerances_accept_torch_dtypes():
+    torch = pytest.importorskip("torch")
+    assert tolerances(torch.float32) == (1e-5, 1e-6)
+    assert tolerances(torch.bfloat16) == (1e-3, 1e-3)
+
+
+def test_tolerances_reject_non_numeric():
+    with pytest.raises(TypeError, match="no comparison tolerances"):
+        tolerances(object)
+
+
+def test_equal_and_nearly_equal_arrays_pass():
+    x = RNG.standard_normal((3, 4))
+    compare_arrays("forward", x, x.copy(), device="cpu")
+    compare_arrays("forward", x * (1 + 1e-12), x, device="cpu")  # inside float64 tolerance
+    x32 = x.astype(np.float32)
+    compare_arrays("grad of input 'x'", x32 * np.float32(1 + 1e-7), x32, device="cpu")
+
+
+def test_nan_at_the_same_place_counts_as_equal():
+    x = np.array([1.0, np.nan, np.inf])
+    compare_arrays("forward", x, x.copy(), device="cpu")
+
+
+def test_both_none_is_a_match():
+    compare_arrays("grad of input 'w'", None, None, device="cpu")
+
+
+def test_wrong_shape_with_unbroadcast_hint():
+    message = failure(
+        "grad of input 'b'",
+        np.ones((4, 3)),
+        np.ones(3),
+        input_shape=(3,),
+        output_shape=(4, 3),
+    )
+    assert message.splitlines()[:3] == [
+        "grad of input 'b' does not match torch (cpu, float64): wrong shape",
+        "  expected shape (3,)   (torch)",
+        "  got shape      (4, 3) (yours)",
+    ]
+    assert "hint: your gradient has the shape of the broadcast result" in message
+    assert "unbroadcast" in message
+
+
+def test_unbroadcast_hint_also_without_shapes_given():
+    # A gradient that has the broadcast shape of the input's shape is recognised as such.
+    message = failure("grad of input 'b'", np.ones((2, 4, 1)), np.ones((4, 1)))
+    assert "unbroadcast" in message
+
+
+def test_forward_with_broadcast_shape_gets_no_gradient_hint():
+    message = failure("forward", np.ones((4, 3)), np.ones(3))
+    assert "wrong shape" in message
+    assert "unbroadcast" not in message
+
+
+def test_transposed_non_square_gradient_hint():
+    expected = RNG.standard_normal((2, 3))
+    message = failure("grad of input 'w'", expected.T.copy(), expected)
+    assert "wrong shape" in message
+    assert "hint: looks transposed: check where a transpose is missing" in message
+
+
+def test_size_one_dimension_hint():
+    message = failure("forward", np.ones((3,)), np.ones((3, 1)))
+    assert "size-1 dimensions" in message and "keepdims" in message
+
+
+def test_scalar_gradient_of_a_reduction_hint():
+    message = failure("grad of input 'x'", np.array(6.0), np.ones((2, 3)))
+    assert "single number" in message
+
+
+def test_wrong_dtype_with_promotion_hint():
+    expected = np.ones(3, dtype=np.float32)
+    message = failure("forward", expected.astype(np.float64), expected)
+    lines = message.splitlines()
+    assert lines[0] == "forward does not match torch (cpu, float32): wrong dtype"
+    assert lines[1] == "  expected dtype float32 (torch)"
+    assert lines[2] == "  got dtype      float64 (yours)"
+    assert "float64 Python/NumPy constant" in message and "dtype=" in message
+
+
+def test_dtype_is_checked_before_values():
+    message = failure("forward", np.zeros(3, dtype=np.float32), np.ones(3))
+    assert "wrong dtype" in message and "wrong values" not in message
+
+
+def test_wrong_values_report_errors_worst_index_and_table():
+    expected = np.arange(12.0).reshape(3, 4)
+    got = expected.copy()
+    got[1, 2] += 5.0  # the worst
+    got[0, 0] += 1.0
+    message = failure("forward", got, expected, device="cuda")
+    lines = message.splitlines()
+    assert lines[0] == "forward does not match torch (cuda, float64): wrong values"
+    assert "2 of 12 elements differ (rtol=1e-10, atol=1e-12)" in lines[1]
+    assert "max absolute error 5" in lines[2]
+    assert "worst at index (1, 2)" in lines[2]
+    assert lines[3].split() == ["index", "expected", "(torch)", "got", "(yours)", "abs", "error"]
+    assert lines[4].split() == ["(1,", "2)", "6.0", "11.0", "5"]
+    assert lines[5].split() == ["(0,", "0)", "0.0", "1.0", "1"]
+    assert "hint" not in message  # no known pattern: no guess
+
+
+def test_value_table_shows_at_most_five_rows():
+    expected = np.arange(1.0, 21.0)
+    got = expected + np.arange(20) * 0.25 + 1.0
+    message = failure("forward", got, expected)
+    table_rows = [line for line in message.splitlines() if line.startswith("  (")]
+    assert len(table_rows) == 5
+    assert table_rows[0].startswith("  (19,)")  # largest error first
+    assert "... and 15 more" in message
+
+
+def test_nan_where_torch_has_a_number():
+    message = failure("forward", np.array([1.0, np.nan]), np.array([1.0, 2.0]))
+    assert "max absolute error nan" in message
+    assert "NaN where torch's is a number" in message
+
+
+def test_doubled_gradient_hint():
+    expected = RNG.standard_normal((3, 3))
+    message = failure("grad of input 'w'", 2 * expected, expected)
+    assert "wrong values" in message
+    assert "exactly twice torch's: gradients accumulate" in message
+    assert "zero them between backward calls" in message
+
+
+def test_doubled_forward_does_not_talk_about_accumulation():
+    expected = RNG.standard_normal(4)
+    message = failure("forward", 2 * expected, expected)
+    assert "twice" in message and "accumulate" not in message
+
+
+def test_sign_flipped_hint():
+    expected = RNG.standard_normal(5)
+    message = failure("grad of input 'x'", -expected, expected)
+    assert "the sign is flipped" in message
+
+
+def test_transposed_square_gradient_hint():
+    expected = RNG.standard_normal((3, 3))
+    message = failure("grad of input 'w'", expected.T.copy(), expected)
+    assert "wrong values" in message
+    assert "looks transposed" in message
+
+
+def test_all_zero_gradient_hint():
+    message = failure("grad of input 'x'", np.zeros(4), RNG.standard_normal(4))
+    assert "your gradient is all zeros" in message
+    assert "graph disconnected" in message
+
+
+def test_constant_factor_hint():
+    expected = RNG.standard_normal(6)
+    message = failure("grad of input 'x'", 3 * expected, expected)
+    assert "times 3 everywhere" in message
+
+
+def test_missing_gradient_message():
+    message = failure("grad of input 'w'", None, np.ones(3))
+    assert (
+        "no gradient reached input 'w' (its .grad is None) but torch computed one: "
+        "is requires_grad set, and does your backward visit every leaf?"
+    ) in message
+
+
+def test_unexpected_gradient_message():
+    message = failure("grad of input 'w'", np.ones(3), None)
+    assert "torch computed no gradient for input 'w'" in message
+
+
+def test_format_array_diff_is_empty_when_close():
+    x = RNG.standard_normal(3)
+    assert format_array_diff(x, x, rtol=1e-10, atol=1e-12) == ""
+    assert "1 of 3 elements differ" in format_array_diff(x + [0, 0, 1], x, rtol=0, atol=0)
+
+
+def test_integer_arrays_compare_exactly():
+    compare_arrays("forward", np.arange(3), np.arange(3), device="cpu")
+    message = failure("forward", np.array([0, 1, 3]), np.arange(3))
+    assert "1 of 3 elements differ" in message
