@@ -23,7 +23,6 @@ demo: $(STAMP)
 	$(BIN)/autograd-course demo
 
 test: $(STAMP) lint
-	$(BIN)/autograd-course sync-engine --check
 	$(BIN)/pytest -n 2 --dist loadfile tests solutions --nbval-lax --nbval-current-env
 
 lint: $(STAMP)

@@ -25,7 +25,8 @@ class PlantedBug:
     cell: str  # nbgrader grade_id of the solution cell
     story: str  # what the student got wrong, in a line
     edits: tuple[tuple[str, str], ...]  # (text as solved, text as the student wrote it)
-    loses: frozenset[str] = field(default_factory=frozenset)  # test cells that must lose points
+    # Test cells that must lose points; empty for a change that must cost nothing.
+    loses: frozenset[str] = field(default_factory=frozenset)
 
 
 BUGS: tuple[PlantedBug, ...] = (
@@ -49,6 +50,20 @@ BUGS: tuple[PlantedBug, ...] = (
         story="no_grad switches recording back on at exit instead of restoring the old state",
         edits=(("_grad_enabled = self._previous", "_grad_enabled = True"),),
         loses=frozenset({"test_no_grad"}),
+    ),
+    PlantedBug(
+        student="noisy-but-correct",
+        assignment="01-worked-example",
+        cell="unbroadcast",
+        story="correct, but warns on stderr from unbroadcast: warnings must not cost points",
+        edits=(
+            ("def unbroadcast(", "import warnings\n\n\ndef unbroadcast("),
+            (
+                "    # Dimensions that broadcasting prepended",
+                '    warnings.warn("unbroadcast called", RuntimeWarning, stacklevel=1)\n'
+                "    # Dimensions that broadcasting prepended",
+            ),
+        ),
     ),
     PlantedBug(
         student="bug-missing-unbroadcast",

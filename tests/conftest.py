@@ -1,0 +1,8 @@
+"""Shared set-up: kernels started by tests come from this environment."""
+
+import os
+
+# Same as the Makefile: nbgrader and nbval must start this interpreter's kernel,
+# not a python3 kernelspec that may exist in the user's home folder.
+os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"
+os.environ.setdefault("MPLBACKEND", "Agg")

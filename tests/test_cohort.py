@@ -1,0 +1,60 @@
+"""Are the demo cohort's submissions built as described, and do broken bug specs fail loudly?"""
+
+import nbformat
+import pytest
+
+from autograder.cohort import (
+    BLANK,
+    BUGS,
+    REFERENCE,
+    PlantedBug,
+    apply_bug,
+    build_submission,
+    solved_sources,
+)
+from autograder.course import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+
+
+def solution_cells(notebook):
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def test_blank_submission_is_the_release_unchanged():
+    submission = build_submission(BLANK, "01-worked-example", SOLUTIONS_DIR, COURSE_DIR)
+    release = nbformat.read(notebook_path(COURSE_DIR, "01-worked-example"), as_version=4)
+    assert submission == release
+
+
+def test_reference_submission_has_every_solution_typed_in_without_markers():
+    submission = build_submission(REFERENCE, "01-worked-example", SOLUTIONS_DIR, COURSE_DIR)
+    cells = solution_cells(submission)
+    assert cells == solved_sources(notebook_path(SOLUTIONS_DIR, "01-worked-example"))
+    assert all("NotImplementedError()" not in s and "### BEGIN" not in s for s in cells.values())
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.student)
+def test_each_bug_changes_only_its_cell(bug):
+    reference = solution_cells(
+        build_submission(REFERENCE, bug.assignment, SOLUTIONS_DIR, COURSE_DIR)
+    )
+    buggy = solution_cells(build_submission(bug.student, bug.assignment, SOLUTIONS_DIR, COURSE_DIR))
+    changed = {cell for cell in reference if reference[cell] != buggy[cell]}
+    assert changed == {bug.cell}
+
+
+def test_a_bug_whose_text_is_gone_is_an_error_not_a_correct_student():
+    stale = PlantedBug(
+        "stale", "01-worked-example", "matmul", "text no longer there", (("no such code", "x"),)
+    )
+    with pytest.raises(ValueError, match="expected 'no such code' once in cell 'matmul'"):
+        apply_bug("some source", stale)
+
+
+def test_student_names_are_unique():
+    names = [bug.student for bug in BUGS]
+    assert len(names) == len(set(names))
+    assert {REFERENCE, BLANK}.isdisjoint(names)

@@ -1,0 +1,54 @@
+"""Does the real nbgrader pipeline grade the demo cohort as the planted bugs predict?"""
+
+import pytest
+
+from autograder.cohort import BLANK, BUGS, REFERENCE
+from autograder.demo import format_table, run_demo
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    # publish=False: the test grades a fresh release without touching course/.
+    return run_demo(tmp_path_factory.mktemp("demo-workspace"), publish=False)
+
+
+def test_reference_gets_full_marks(demo):
+    for assignment in demo.assignments:
+        score = demo.notebook_scores[(REFERENCE, assignment)]
+        assert score.score == score.max_score > 0, f"reference on {assignment}: {score}"
+
+
+def test_blank_release_gets_zero(demo):
+    for assignment in demo.assignments:
+        assert demo.notebook_scores[(BLANK, assignment)].score == 0
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.student)
+def test_each_planted_bug_loses_points_exactly_where_it_should(demo, bug):
+    cells = demo.cell_scores[(bug.student, bug.assignment)]
+    lost = {name for name, s in cells.items() if s.score < s.max_score}
+    if bug.loses:
+        assert lost == set(bug.loses), f"{bug.student}: {bug.story}"
+    else:
+        assert lost == set(), f"{bug.student} should keep every point: {bug.story}"
+    # A bug in one notebook never costs points in another.
+    for assignment in demo.assignments:
+        if assignment != bug.assignment:
+            score = demo.notebook_scores[(bug.student, assignment)]
+            assert score.score == score.max_score, f"{bug.student} lost points in {assignment}"
+
+
+def test_export_and_gradebook_agree(demo):
+    for (student, assignment), cells in demo.cell_scores.items():
+        exported = demo.notebook_scores[(student, assignment)]
+        assert sum(s.score for s in cells.values()) == pytest.approx(exported.score)
+        assert sum(s.max_score for s in cells.values()) == pytest.approx(exported.max_score)
+
+
+def test_table_lists_every_student_and_verdict(demo):
+    table = format_table(demo)
+    for student in demo.students:
+        assert student in table
+    assert demo.as_expected, table

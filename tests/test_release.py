@@ -1,0 +1,88 @@
+"""Is course/ exactly nbgrader's release of solutions/, free of answers, and failing when blank?"""
+
+import filecmp
+
+import nbformat
+import pytest
+from nbgrader.validator import Validator
+
+from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.release import generate_release
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def fresh_release(tmp_path_factory):
+    return generate_release(tmp_path_factory.mktemp("release-workspace"))
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_committed_release_is_what_nbgrader_generates_now(fresh_release, assignment):
+    committed = notebook_path(COURSE_DIR, assignment)
+    generated = notebook_path(fresh_release, assignment)
+    assert committed.is_file(), f"{committed} missing: run `make release`"
+    assert filecmp.cmp(committed, generated, shallow=False), (
+        f"{committed} is stale: run `make release` and commit course/"
+    )
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_release_has_no_solutions_or_hidden_tests(assignment):
+    text = notebook_path(COURSE_DIR, assignment).read_text()
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text, f"{assignment} release contains {marker!r}"
+    release = nbformat.read(notebook_path(COURSE_DIR, assignment), as_version=4)
+    solution = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+    released = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in release.cells
+        if "nbgrader" in c.metadata
+    }
+    for cell in solution.cells:
+        spec = cell.metadata.get("nbgrader", {})
+        if spec.get("solution"):
+            assert "raise NotImplementedError()" in released[spec["grade_id"]]
+        if spec.get("grade") and "BEGIN HIDDEN TESTS" in cell.source:
+            hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            for line in filter(str.strip, hidden.splitlines()):
+                if len(line.strip()) > 30:  # long lines are specific enough to be a leak
+                    assert line not in released[spec["grade_id"]], f"hidden line leaked: {line}"
+    assert all(not c.get("outputs") for c in release.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_every_graded_test_cell_fails_on_the_blank_release(assignment):
+    # invert=True reports the graded cells that PASS; nbgrader validate's exit status would
+    # be 0 either way, so read the result instead.
+    result = Validator(invert=True).validate(str(notebook_path(COURSE_DIR, assignment)))
+    passed = [cell["source"].splitlines()[0] for cell in result.get("passed", [])]
+    assert "changed" not in result and "type_changed" not in result, result
+    assert passed == [], f"graded cells that pass with no answer written: {passed}"
+
+
+def test_solution_notebooks_have_no_outputs():
+    for assignment in assignments():
+        notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+        with_output = [c.id for c in notebook.cells if c.cell_type == "code" and c.outputs]
+        assert not with_output, f"{assignment}: commit notebooks without outputs: {with_output}"
+
+
+def test_the_blank_release_probe_can_fail(tmp_path):
+    # A graded cell that passes without any answer must be reported by the same probe.
+    notebook = nbformat.read(notebook_path(COURSE_DIR, "00-recipe"), as_version=4)
+    free_points = nbformat.v4.new_code_cell("assert True")
+    free_points.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": "free_points",
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    notebook.cells.append(free_points)
+    path = tmp_path / "00-recipe.ipynb"
+    nbformat.write(notebook, path)
+    result = Validator(invert=True, ignore_checksums=True).validate(str(path))
+    assert [cell["source"] for cell in result.get("passed", [])] == ["assert True"]
