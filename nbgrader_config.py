@@ -7,6 +7,8 @@ the student release that nbgrader generates from it lives in course/.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
+from autograder.feedback import HideHiddenTestTracebacks
+
 c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
 
 c.CourseDirectory.course_id = "autograd-course"
@@ -29,5 +31,11 @@ c.IgnorePattern.pattern = r"Warning"
 # so the notebook is graded instead of failing as a whole.
 c.OverwriteCells.add_missing_cells = True
 
-# Feedback shows the student's own notebook with scores, never the hidden tests' source.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# Feedback shows the student's notebook with scores, never the hidden tests: not their
+# source, and not their lines quoted in a traceback (a failing one shows its message).
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    HideHiddenTestTracebacks,
+    ClearHiddenTests,
+    CSSHTMLHeaderPreprocessor,
+]

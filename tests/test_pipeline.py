@@ -1,9 +1,15 @@
 """Does the real nbgrader pipeline grade the demo cohort as the planted bugs predict?"""
 
+import html
+import re
+
+import nbformat
 import pytest
 
 from autograder.cohort import BLANK, BUGS, REFERENCE
+from autograder.course import SOLUTIONS_DIR, notebook_path
 from autograder.demo import format_table, run_demo
+from autograder.nbgrader_workspace import run_nbgrader
 
 pytestmark = pytest.mark.slow
 
@@ -52,3 +58,34 @@ def test_table_lists_every_student_and_verdict(demo):
     for student in demo.students:
         assert student in table
     assert demo.as_expected, table
+
+
+def hidden_test_lines(assignment):
+    """Distinctive lines of the hidden tests (long enough not to occur by chance)."""
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+    lines = set()
+    for cell in notebook.cells:
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            hidden = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            lines |= {line.strip() for line in hidden.splitlines() if len(line.strip()) > 30}
+    return lines
+
+
+def visible_text(html_text):
+    """The text a reader sees: tags removed (highlighting splits lines), entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text))
+
+
+@pytest.mark.parametrize("bug", [b for b in BUGS if b.loses][:3], ids=lambda bug: bug.student)
+def test_feedback_shows_no_hidden_test_line(demo, bug):
+    run_nbgrader(
+        demo.workspace, "generate_feedback", bug.assignment, "--student", bug.student, "--force"
+    )
+    page = demo.workspace / "feedback" / bug.student / bug.assignment / f"{bug.assignment}.html"
+    shown = visible_text(page.read_text())
+    leaked = [line for line in hidden_test_lines(bug.assignment) if line in shown]
+    assert leaked == []
+    # The same search does find them in the autograded notebook, so it is not blind.
+    autograded = notebook_path(demo.workspace / "autograded" / bug.student, bug.assignment)
+    assert any(line in autograded.read_text() for line in hidden_test_lines(bug.assignment))
+    assert "Error" in shown  # the failing checks still say why
