@@ -6,6 +6,7 @@ flags say (``check_flags``: requires_grad, is_leaf, whether .grad or .grad_fn is
 """
 
 import re
+import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -135,6 +136,8 @@ def _flag_value(tensor: Any, flag: str) -> Any:
         if not hasattr(tensor, attribute):
             return _Missing(attribute)
         value = getattr(tensor, attribute)
+        if isinstance(value, types.MethodType | types.BuiltinMethodType):
+            value = value()  # a method such as is_inference(): its answer is the flag
     return value is None if flag.endswith(" is None") else value
 
 

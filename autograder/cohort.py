@@ -132,6 +132,64 @@ BUGS: tuple[PlantedBug, ...] = (
     ),
 )
 
+BUGS += (
+    PlantedBug(
+        student="bug-graph-kept",
+        assignment="02-how-it-works",
+        cell="backward",
+        story="frees the graph only when asked to retain it (condition inverted)",
+        edits=(("if not retain_graph:", "if retain_graph:"),),
+        loses=frozenset({"test_free_graph", "test_retain_grad"}),
+    ),
+    PlantedBug(
+        student="bug-new-leaf-node",
+        assignment="02-how-it-works",
+        cell="graph_nodes",
+        story="makes a new AccumulateGrad node on every call, so one leaf has several nodes",
+        edits=(
+            (
+                '    if getattr(tensor, "_accumulate_grad", None) is None:\n'
+                "        tensor._accumulate_grad = AccumulateGrad(tensor)\n"
+                "    return tensor._accumulate_grad",
+                "    return AccumulateGrad(tensor)",
+            ),
+        ),
+        loses=frozenset({"test_graph_structure"}),
+    ),
+    PlantedBug(
+        student="bug-detach-copies",
+        assignment="03-gradient-controls",
+        cell="tensor",
+        story="detach() copies the data instead of sharing it",
+        edits=(("return Tensor(self.data)\n", "return Tensor(self.data.copy())\n"),),
+        loses=frozenset({"test_detach"}),
+    ),
+    PlantedBug(
+        student="bug-one-sided-differences",
+        assignment="04-custom-functions",
+        cell="gradcheck",
+        story="gradcheck uses one-sided differences (f(x + eps) - f(x)) / eps",
+        edits=(
+            ("x[element] = original - eps", "x[element] = original"),
+            ("(plus - minus) / (2 * eps)", "(plus - minus) / eps"),
+        ),
+        loses=frozenset({"test_gradcheck"}),
+    ),
+    PlantedBug(
+        student="bug-version-not-bumped",
+        assignment="05-common-pitfalls",
+        cell="tensor",
+        story="add_ changes the data in place but does not bump the version counter",
+        edits=(
+            (
+                "        self.data += self._lift(other).data\n        self._version += 1\n",
+                "        self.data += self._lift(other).data\n",
+            ),
+        ),
+        loses=frozenset({"test_inplace", "test_sgd_zero_grad"}),
+    ),
+)
+
 REFERENCE = "reference"
 BLANK = "blank"
 
@@ -139,6 +197,17 @@ BLANK = "blank"
 def students() -> list[str]:
     """Every student of the demo cohort, reference and blank first."""
     return [REFERENCE, BLANK, *(bug.student for bug in BUGS)]
+
+
+def submitted_assignments(student: str, all_assignments: list[str]) -> list[str]:
+    """The notebooks a student hands in: all for reference and blank, else the bug's own.
+
+    A planted student's other notebooks would be the reference's, byte for byte (each
+    notebook carries its whole engine), so grading them again would only repeat the
+    reference's full marks; handing in one notebook keeps the demo's grading time down.
+    """
+    own = sorted({bug.assignment for bug in BUGS if bug.student == student})
+    return all_assignments if student in (REFERENCE, BLANK) else own
 
 
 def solved_sources(solution_notebook: Path) -> dict[str, str]:
@@ -187,7 +256,7 @@ def build_submission(
 def write_cohort(submitted_dir: Path, solutions_dir: Path, release_dir: Path) -> list[str]:
     """Write every demo student's submissions in nbgrader's submitted/ layout."""
     for student in students():
-        for assignment in assignments(solutions_dir):
+        for assignment in submitted_assignments(student, assignments(solutions_dir)):
             target = notebook_path(submitted_dir / student, assignment)
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.cohort import BLANK, BUGS, REFERENCE, write_cohort
+from autograder.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
 from autograder.course import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.nbgrader_workspace import run_nbgrader
 from autograder.release import generate_release, publish_release
@@ -72,7 +72,9 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
         run_nbgrader(workspace, "autograde", assignment, "--force")
     run_nbgrader(workspace, "export", "--to", str(workspace / "grades.csv"))
     db_url = f"sqlite:///{workspace / 'gradebook.db'}"
-    cells = {(s, a): cell_scores(db_url, s, a) for s in cohort for a in ids}
+    cells = {
+        (s, a): cell_scores(db_url, s, a) for s in cohort for a in submitted_assignments(s, ids)
+    }
     return DemoResult(
         workspace=workspace,
         assignments=ids,
@@ -91,10 +93,14 @@ def format_table(result: DemoResult) -> str:
     header = ["student", *result.assignments, "total", "as expected"]
     rows = []
     for student in result.students:
-        scores = [result.notebook_scores[(student, a)] for a in result.assignments]
-        total = Score(sum(s.score for s in scores), sum(s.max_score for s in scores))
+        handed_in = [a for a in result.assignments if (student, a) in result.cell_scores]
+        scores = {a: result.notebook_scores[(student, a)] for a in handed_in}
+        total = Score(
+            sum(s.score for s in scores.values()), sum(s.max_score for s in scores.values())
+        )
         check = "yes" if not result.verdicts[student] else "NO: " + result.verdicts[student]
-        rows.append([student, *map(str, scores), str(total), check])
+        cells = [str(scores[a]) if a in scores else "-" for a in result.assignments]
+        rows.append([student, *cells, str(total), check])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     lines = []
     for row in [header, *rows]:
@@ -103,6 +109,7 @@ def format_table(result: DemoResult) -> str:
     lines.insert(1, "-" * len(lines[0]))
     lines.append("")
     lines.extend(f"  {student}: {stories[student]}" for student in result.students)
+    lines.append("  -: not handed in (a planted student hands in only the notebook with the bug)")
     return "\n".join(lines)
 
 

@@ -1,8 +1,16 @@
 """Keep the engine cells of the solution notebooks identical to the reference engine.
 
-A code cell whose metadata has ``"engine": {"chunk": "tensor.py:unbroadcast"}`` shows that
-chunk of ``autograder/engine/tensor.py``. With ``"given": true`` the cell is handed to the
-student already solved, so the nbgrader solution markers are dropped from it.
+The reference engine (``autograder/engine/*.py``) is the final engine of the course. Each
+file is split into chunks by ``# %% chunk: NAME`` lines, and a solution-notebook cell whose
+metadata has ``"engine": {"chunk": "tensor.py:matmul"}`` shows that chunk as notebook NN
+needs it. Comment lines in the chunk say how it renders:
+
+- ``### BEGIN FROM 02`` ... ``### END FROM 02``: only in notebooks 02 and later (a feature
+  that notebook introduces); ``### BEGIN BEFORE 02`` ... ``### END BEFORE 02``: only before.
+- ``### BEGIN SOLUTION`` ... ``### END SOLUTION``: an exercise region wherever the cell is an
+  exercise; with a number (``### BEGIN SOLUTION 03``) only in that notebook. In a cell with
+  ``"given": true``, and for regions of other notebooks, the markers are dropped and the
+  solved code is handed to the student.
 """
 
 import re
@@ -12,6 +20,9 @@ import nbformat
 
 ENGINE_DIR = Path(__file__).parent / "engine"
 CHUNK_MARKER = re.compile(r"^# %% chunk: (?P<name>[\w-]+)\s*$")
+DIRECTIVE = re.compile(
+    r"^(?P<indent>\s*)### (?P<edge>BEGIN|END) (?P<kind>SOLUTION|FROM|BEFORE)(?: (?P<nn>\d\d))?\s*$"
+)
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
@@ -30,8 +41,53 @@ def read_chunks(module: Path) -> dict[str, str]:
     return {name: "\n".join(lines).strip("\n") for name, lines in chunks.items()}
 
 
-def chunk_source(reference: str, given: bool = False) -> str:
-    """Source of the chunk named ``"module.py:chunk"``, without solution markers if given."""
+def render(source: str, notebook: int, exercise: bool) -> str:
+    """The chunk as notebook ``notebook`` shows it: nbgrader markers where it is an exercise."""
+    kept: list[str] = []
+    hiding: list[bool] = []  # one entry per open FROM/BEFORE region: does it hide its lines?
+    for line in source.splitlines():
+        match = DIRECTIVE.match(line)
+        if not match:
+            if not any(hiding):
+                kept.append(line)
+            continue
+        kind, number = match["kind"], int(match["nn"]) if match["nn"] else None
+        if kind in ("FROM", "BEFORE"):
+            if number is None:
+                raise ValueError(f"{line.strip()!r} needs a notebook number")
+            if match["edge"] == "BEGIN":
+                hiding.append(notebook < number if kind == "FROM" else notebook >= number)
+            elif not hiding:
+                raise ValueError(f"{line.strip()!r} closes no open region")
+            else:
+                hiding.pop()
+        elif exercise and number in (None, notebook) and not any(hiding):
+            kept.append(f"{match['indent']}### {match['edge']} SOLUTION")
+    if hiding:
+        raise ValueError("a FROM/BEFORE region is never closed")
+    return "\n".join(_merge_touching_regions(kept)).strip("\n")
+
+
+def _merge_touching_regions(lines: list[str]) -> list[str]:
+    """Join two solution regions that became adjacent once hidden lines were dropped.
+
+    Otherwise nbgrader would put two stubs in a row, the second at a deeper indentation.
+    """
+    merged: list[str] = []
+    for line in lines:
+        if (
+            line.strip() == "### BEGIN SOLUTION"
+            and merged
+            and merged[-1].strip() == "### END SOLUTION"
+        ):
+            merged.pop()
+            continue
+        merged.append(line)
+    return merged
+
+
+def chunk_source(reference: str, notebook: int = 99, given: bool = False) -> str:
+    """Chunk ``"module.py:chunk"`` as notebook ``notebook`` shows it (solved if ``given``)."""
     module_name, _, chunk_name = reference.partition(":")
     module = ENGINE_DIR / module_name
     if not module.is_file():
@@ -39,8 +95,7 @@ def chunk_source(reference: str, given: bool = False) -> str:
     chunks = read_chunks(module)
     if chunk_name not in chunks:
         raise ValueError(f"engine chunk {reference!r}: {module_name} has {sorted(chunks)}")
-    source = chunks[chunk_name]
-    return strip_solution_markers(source) if given else source
+    return render(chunks[chunk_name], notebook, exercise=not given)
 
 
 def strip_solution_markers(source: str) -> str:
@@ -48,15 +103,24 @@ def strip_solution_markers(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
 
 
+def notebook_number(path: Path) -> int:
+    """The course position of a notebook from its name: ``02-how-it-works.ipynb`` -> 2."""
+    match = re.match(r"(\d\d)-", path.name)
+    if not match:
+        raise ValueError(f"{path.name}: notebook names start with their number, like 02-...")
+    return int(match[1])
+
+
 def sync_notebook(path: Path, write: bool = True) -> list[str]:
     """Rewrite the engine cells of one notebook; return the chunks that had drifted."""
     notebook = nbformat.read(path, as_version=4)
+    number = notebook_number(path)
     drifted = []
     for cell in notebook.cells:
         spec = cell.get("metadata", {}).get("engine")
         if cell.cell_type != "code" or not spec:
             continue
-        expected = chunk_source(spec["chunk"], given=spec.get("given", False))
+        expected = chunk_source(spec["chunk"], number, given=spec.get("given", False))
         if cell.source != expected:
             drifted.append(spec["chunk"])
             cell.source = expected

@@ -11,8 +11,9 @@ from autograder.cohort import (
     apply_bug,
     build_submission,
     solved_sources,
+    submitted_assignments,
 )
-from autograder.course import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
 
 
 def solution_cells(notebook):
@@ -44,6 +45,17 @@ def test_each_bug_changes_only_its_cell(bug):
     buggy = solution_cells(build_submission(bug.student, bug.assignment, SOLUTIONS_DIR, COURSE_DIR))
     changed = {cell for cell in reference if reference[cell] != buggy[cell]}
     assert changed == {bug.cell}
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda bug: bug.student)
+def test_a_bug_leaves_every_other_notebook_as_the_reference_wrote_it(bug):
+    # So a bug in one notebook cannot cost points in another: each notebook carries its
+    # own engine, and the other notebooks are graded exactly as the reference's.
+    for assignment in assignments():
+        if assignment != bug.assignment:
+            theirs = build_submission(bug.student, assignment, SOLUTIONS_DIR, COURSE_DIR)
+            assert theirs == build_submission(REFERENCE, assignment, SOLUTIONS_DIR, COURSE_DIR)
+    assert submitted_assignments(bug.student, assignments()) == [bug.assignment]
 
 
 def test_a_bug_whose_text_is_gone_is_an_error_not_a_correct_student():

@@ -36,7 +36,7 @@ def test_drift_is_detected_and_repaired(tmp_path):
         c for c in notebook.cells if c.metadata.get("engine", {}).get("chunk") == "tensor.py:matmul"
     )
     cell.source = cell.source.replace("np.swapaxes(b2, -1, -2)", "b2")
-    copy = tmp_path / "nb.ipynb"
+    copy = tmp_path / "01-worked-example.ipynb"
     nbformat.write(notebook, copy)
     assert sync_notebook(copy, write=False) == ["tensor.py:matmul"]
     assert sync_notebook(copy) == ["tensor.py:matmul"]
@@ -44,8 +44,8 @@ def test_drift_is_detected_and_repaired(tmp_path):
 
 
 def test_given_cells_have_no_solution_markers_and_exercises_do():
-    assert "### BEGIN SOLUTION" in chunk_source("tensor.py:backward")
-    assert "### BEGIN SOLUTION" not in chunk_source("tensor.py:backward", given=True)
+    assert "### BEGIN SOLUTION" in chunk_source("tensor.py:backward", 1)
+    assert "### BEGIN SOLUTION" not in chunk_source("tensor.py:backward", 1, given=True)
     assert (
         strip_solution_markers("a\n    ### BEGIN SOLUTION\n    b\n    ### END SOLUTION")
         == "a\n    b"

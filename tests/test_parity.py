@@ -178,7 +178,8 @@ def test_wrong_gradient_values():
 def test_extra_backward_doubles_the_gradient():
     def loss_with_stray_backward(a, b):
         loss = (a * b).sum()
-        loss.backward()  # planted bug: a backward here, and nothing zeroes .grad after it
+        # planted bug: a backward here, and nothing zeroes .grad after it
+        loss.backward(retain_graph=True)
         return loss
 
     message = parity_failure(

@@ -1,7 +1,12 @@
-"""Grad mode: a global switch that turns graph recording off, as ``torch.no_grad`` does."""
+"""Grad mode: global switches that turn graph recording off, as ``torch.no_grad`` does."""
+
+import functools
 
 # %% chunk: grad-switch
 _grad_enabled = True
+### BEGIN FROM 03
+_inference_mode = False
+### END FROM 03
 
 
 def is_grad_enabled() -> bool:
@@ -9,6 +14,13 @@ def is_grad_enabled() -> bool:
     return _grad_enabled
 
 
+### BEGIN FROM 03
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode``: tensors made there are inference tensors."""
+    return _inference_mode
+
+
+### END FROM 03
 # %% chunk: no-grad
 class no_grad:
     """Context manager that stops graph recording inside its block.
@@ -19,13 +31,60 @@ class no_grad:
     def __enter__(self) -> "no_grad":
         global _grad_enabled
         self._previous = _grad_enabled
-        ### BEGIN SOLUTION
+        ### BEGIN SOLUTION 00
         _grad_enabled = False
-        ### END SOLUTION
+        ### END SOLUTION 00
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         global _grad_enabled
-        ### BEGIN SOLUTION
+        ### BEGIN SOLUTION 00
         _grad_enabled = self._previous
+        ### END SOLUTION 00
+
+    ### BEGIN FROM 03
+    def __call__(self, function):
+        """Used as a decorator, ``@no_grad()``: every call of ``function`` runs in the mode."""
+
+        ### BEGIN SOLUTION 03
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return function(*args, **kwargs)
+
+        return wrapper
+        ### END SOLUTION 03
+
+    ### END FROM 03
+
+
+# %% chunk: grad-modes
+class enable_grad(no_grad):
+    """Turns recording back on inside its block, even within ``no_grad``."""
+
+    def __enter__(self) -> "enable_grad":
+        global _grad_enabled
+        self._previous = _grad_enabled
+        ### BEGIN SOLUTION
+        _grad_enabled = True
+        ### END SOLUTION
+        return self
+
+
+class inference_mode(no_grad):
+    """``no_grad``, and every tensor made inside is an inference tensor: it can never be
+    saved for backward later, which lets torch skip all autograd bookkeeping for it."""
+
+    def __enter__(self) -> "inference_mode":
+        global _grad_enabled, _inference_mode
+        self._previous = _grad_enabled, _inference_mode
+        ### BEGIN SOLUTION
+        _grad_enabled, _inference_mode = False, True
+        ### END SOLUTION
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _grad_enabled, _inference_mode
+        ### BEGIN SOLUTION
+        _grad_enabled, _inference_mode = self._previous
         ### END SOLUTION

@@ -6,12 +6,12 @@ output in, gradients of the inputs out); ``Function.apply`` runs forward and rec
 graph; ``backward`` walks the graph in topological order and accumulates into leaves.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from autograder.engine.grad_mode import is_grad_enabled
+from autograder.engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
 
 
 # %% chunk: unbroadcast
@@ -34,6 +34,25 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # %% chunk: function
+### BEGIN FROM 02
+FREED_GRAPH_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+### END FROM 02
+### BEGIN FROM 03
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+### END FROM 03
+
+
 class Context:
     """What one operation remembers between its forward and its backward (torch's ``ctx``)."""
 
@@ -41,13 +60,57 @@ class Context:
         self.function = function
         self.inputs = inputs
         self.needs_input_grad = tuple(t.requires_grad for t in inputs)
-        self.saved_tensors: tuple[np.ndarray, ...] = ()
+        self._saved: tuple[np.ndarray, ...] = ()
+        ### BEGIN FROM 02
+        self.freed = False
+        ### END FROM 02
 
     def save_for_backward(self, *arrays: np.ndarray) -> None:
-        self.saved_tensors = arrays
+        ### BEGIN FROM 03
+        if is_grad_enabled() and any(self.needs_input_grad):
+            for tensor in self.inputs:
+                if tensor.is_inference() and any(a is tensor.data for a in arrays):
+                    raise RuntimeError(INFERENCE_SAVE_ERROR)
+        ### END FROM 03
+        self._saved = arrays
 
+    @property
+    def saved_tensors(self) -> tuple[np.ndarray, ...]:
+        ### BEGIN FROM 02
+        if self.freed:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        ### END FROM 02
+        ### BEGIN FROM 05
+        ### BEGIN SOLUTION 05
+        for tensor, version in self.saved_versions:
+            if tensor._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: [{tensor.dtype} {list(tensor.shape)}] is at "
+                    f"version {tensor._version}; expected version {version} instead."
+                )
+        ### END SOLUTION 05
+        ### END FROM 05
+        return self._saved
+
+    ### BEGIN FROM 02
+    def release(self) -> None:
+        """Forget the saved arrays once backward has used them, so their memory can go."""
+        ### BEGIN SOLUTION 02
+        self._saved = ()
+        self.freed = True
+        ### END SOLUTION 02
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        """Where backward goes from here: one ``(node, 0)`` per input, as torch's grad_fn."""
+        ### BEGIN SOLUTION 02
+        return tuple((graph_node(tensor), 0) for tensor in self.inputs)
+        ### END SOLUTION 02
+
+    ### END FROM 02
     def name(self) -> str:
-        return f"{self.function.__name__}Backward"
+        return f"{self.function.__name__}Backward0"
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"
@@ -73,6 +136,13 @@ class Function:
         out = Tensor(data, requires_grad=requires_grad)
         if requires_grad:
             out.grad_fn = ctx
+        ### BEGIN FROM 05
+        # Remember the version of every tensor whose array was saved, input or output, so
+        # that backward can tell when one was changed in place in the meantime.
+        ctx.saved_versions = [
+            (t, t._version) for t in (*inputs, out) if any(a is t.data for a in ctx._saved)
+        ]
+        ### END FROM 05
         return out
 
 
@@ -84,11 +154,20 @@ class Tensor:
         self.data = np.asarray(data)
         if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
+                "Only Tensors of floating point and complex dtype can require gradients"
             )
         self.requires_grad = requires_grad
         self.grad: np.ndarray | None = None
         self.grad_fn: Context | None = None
+        ### BEGIN FROM 02
+        self.retains_grad = False
+        ### END FROM 02
+        ### BEGIN FROM 03
+        self._inference = is_inference_mode_enabled()
+        ### END FROM 03
+        ### BEGIN FROM 05
+        self._version = 0  # how many in-place changes the data has seen
+        ### END FROM 05
 
     @property
     def is_leaf(self) -> bool:
@@ -114,12 +193,98 @@ class Tensor:
     def item(self) -> float:
         return self.data.item()
 
+    ### BEGIN BEFORE 05
     def numpy(self) -> np.ndarray:
         return self.data
 
-    def detach(self) -> "Tensor":
-        return Tensor(self.data)
+    ### END BEFORE 05
+    ### BEGIN FROM 05
+    def numpy(self) -> np.ndarray:
+        """The data itself, not a copy: changes to either show in both (as in torch)."""
+        ### BEGIN SOLUTION 05
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self.data
+        ### END SOLUTION 05
 
+    def add_(self, other: Any) -> "Tensor":
+        """In place: ``self += other``; bumps the version counter."""
+        ### BEGIN SOLUTION 05
+        self._check_inplace()
+        self.data += self._lift(other).data
+        self._version += 1
+        return self
+        ### END SOLUTION 05
+
+    def mul_(self, other: Any) -> "Tensor":
+        """In place: ``self *= other``; bumps the version counter."""
+        ### BEGIN SOLUTION 05
+        self._check_inplace()
+        self.data *= self._lift(other).data
+        self._version += 1
+        return self
+        ### END SOLUTION 05
+
+    def _check_inplace(self) -> None:
+        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        if self.requires_grad and self.grad_fn is not None:
+            # torch rewrites the graph around an in-place op on a computed tensor; this
+            # engine keeps graphs simple and refuses (write x = x + 1 instead).
+            raise RuntimeError(
+                "in-place operations on a computed tensor that requires grad are not supported "
+                "by this engine: write x = x + 1 instead of x.add_(1)"
+            )
+
+    ### END FROM 05
+
+    ### BEGIN FROM 02
+    def retain_grad(self) -> None:
+        """Keep this tensor's gradient after backward although it is not a leaf."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        ### BEGIN SOLUTION 02
+        if self.grad_fn is not None:  # a leaf keeps its gradient anyway
+            self.retains_grad = True
+        ### END SOLUTION 02
+
+    ### END FROM 02
+    ### BEGIN FROM 03
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Switch gradient tracking of a leaf in place, with torch's errors; returns self."""
+        ### BEGIN SOLUTION 03
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not np.issubdtype(self.dtype, np.floating):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.is_inference() and not is_inference_mode_enabled():
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
+        self.requires_grad = requires_grad
+        return self
+        ### END SOLUTION 03
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def detach(self) -> "Tensor":
+        """The same data (shared, not copied), cut from the graph: no grad_fn, no grad."""
+        ### BEGIN SOLUTION 03
+        return Tensor(self.data)
+        ### END SOLUTION 03
+
+    ### END FROM 03
     def _lift(self, other: Any) -> "Tensor":
         # A Python number takes this tensor's dtype, as in torch (x * 2 stays float32).
         if isinstance(other, Tensor):
@@ -193,9 +358,20 @@ class Tensor:
     def sigmoid(self) -> "Tensor":
         return Sigmoid.apply(self)
 
+    ### BEGIN BEFORE 02
     def backward(self, gradient: "Tensor | np.ndarray | None" = None) -> None:
         """Accumulate d self / d leaf into ``leaf.grad`` for every leaf that requires grad."""
         run_backward(self, gradient)
+
+    ### END BEFORE 02
+    ### BEGIN FROM 02
+    def backward(
+        self, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
+    ) -> None:
+        """Accumulate d self / d leaf into ``leaf.grad``; free the graph unless retained."""
+        run_backward(self, gradient, retain_graph)
+
+    ### END FROM 02
 
 
 # %% chunk: add-sub-neg
@@ -325,15 +501,15 @@ class Tanh(Function):
 class ReLU(Function):
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.maximum(a, 0)
+        positive = a > 0  # torch's choice at exactly 0: output 0, gradient 0
+        ctx.save_for_backward(positive)
+        return np.where(positive, a, 0).astype(a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (positive,) = ctx.saved_tensors
         ### BEGIN SOLUTION
-        # torch's choice at exactly 0: the gradient is 0.
-        return (grad * (a > 0),)
+        return (grad * positive,)
         ### END SOLUTION
 
 
@@ -453,8 +629,19 @@ def topological_order(root: Tensor) -> list[Tensor]:
     return order
 
 
+### BEGIN BEFORE 02
 def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) -> None:
     """Send d root / d root back through the graph and accumulate into the leaves' ``.grad``."""
+    ### END BEFORE 02
+
+
+### BEGIN FROM 02
+def run_backward(
+    root: Tensor, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
+) -> None:
+    """Send d root / d root back through the graph, accumulate into ``.grad`` of the leaves
+    (and of tensors that retain their grad), then free the graph unless it is retained."""
+    ### END FROM 02
     if not root.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     if gradient is None:
@@ -467,7 +654,7 @@ def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) ->
             f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
             f"output[0] has a shape of {root.shape}."
         )
-    ### BEGIN SOLUTION
+    ### BEGIN SOLUTION 01
     grads = {id(root): gradient}
     # Reverse topological order: a tensor's gradient is complete (every use of it has
     # sent its share) before it is passed on to the tensors it was made from.
@@ -479,10 +666,23 @@ def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) ->
             if tensor.requires_grad:
                 tensor.grad = grad.copy() if tensor.grad is None else tensor.grad + grad
             continue
+        ### END SOLUTION 01
+        ### BEGIN FROM 02
+        ### BEGIN SOLUTION 02
+        if tensor.retains_grad:
+            tensor.grad = grad.copy() if tensor.grad is None else tensor.grad + grad
+        ### END SOLUTION 02
+        ### END FROM 02
+        ### BEGIN SOLUTION 01
         ctx = tensor.grad_fn
         input_grads = ctx.function.backward(ctx, grad)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
+        ### END SOLUTION 01
+        ### BEGIN FROM 04
+        input_grads = validate_gradients(ctx, input_grads)
+        ### END FROM 04
+        ### BEGIN SOLUTION 01
         for parent, parent_grad in zip(ctx.inputs, input_grads, strict=True):
             if parent_grad is None or not parent.requires_grad:
                 continue
@@ -490,10 +690,86 @@ def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) ->
                 grads[id(parent)] = grads[id(parent)] + parent_grad
             else:
                 grads[id(parent)] = parent_grad
+        ### END SOLUTION 01
+        ### BEGIN FROM 02
+        ### BEGIN SOLUTION 02
+        if not retain_graph:
+            ctx.release()
+        ### END SOLUTION 02
+        ### END FROM 02
+
+
+# %% chunk: validate-gradients
+def validate_gradients(ctx: Context, grads: tuple) -> tuple:
+    """Check what a Function's backward returned, as torch does for custom Functions.
+
+    One gradient (or None) per input; each of the input's shape, or of a shape the input
+    broadcasts to, in which case it is summed back to the input's shape (torch's sum_to).
+    """
+    name = f"{ctx.function.__name__}Backward"
+    ### BEGIN SOLUTION
+    if len(grads) != len(ctx.inputs):
+        raise RuntimeError(
+            f"function {name} returned an incorrect number of gradients "
+            f"(expected {len(ctx.inputs)}, got {len(grads)})"
+        )
+    checked = []
+    for index, (tensor, grad) in enumerate(zip(ctx.inputs, grads, strict=True)):
+        if grad is not None:
+            grad = np.asarray(grad)
+            try:
+                broadcasts = np.broadcast_shapes(tensor.shape, grad.shape) == grad.shape
+            except ValueError:
+                broadcasts = False
+            if not broadcasts:
+                raise RuntimeError(
+                    f"Function {name} returned an invalid gradient at index {index} - got "
+                    f"{list(grad.shape)} but expected shape compatible with {list(tensor.shape)}"
+                )
+            grad = unbroadcast(grad, tensor.shape)
+        checked.append(grad)
+    return tuple(checked)
+    ### END SOLUTION
+
+
+# %% chunk: graph-nodes
+class AccumulateGrad:
+    """The graph node of a leaf that requires grad: backward ends there, in ``.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.next_functions: tuple = ()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+
+def graph_node(tensor: Tensor) -> "Context | AccumulateGrad | None":
+    """The node backward reaches for ``tensor``: its grad_fn, a leaf's AccumulateGrad, or None."""
+    ### BEGIN SOLUTION
+    if tensor.grad_fn is not None:
+        return tensor.grad_fn
+    if not tensor.requires_grad:
+        return None  # nothing to send a gradient to
+    # One node per leaf, made once, so two uses of a leaf lead to the same node (as in torch).
+    if getattr(tensor, "_accumulate_grad", None) is None:
+        tensor._accumulate_grad = AccumulateGrad(tensor)
+    return tensor._accumulate_grad
     ### END SOLUTION
 
 
 # %% chunk: module
+def clear_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Forget accumulated gradients: set them to None (torch's default) or fill with zeros."""
+    ### BEGIN SOLUTION
+    for parameter in parameters:
+        if set_to_none:
+            parameter.grad = None
+        elif parameter.grad is not None:
+            parameter.grad = np.zeros_like(parameter.grad)
+    ### END SOLUTION
+
+
 class Module:
     """A container of parameters, like ``torch.nn.Module`` (without submodule magic)."""
 
@@ -509,13 +785,7 @@ class Module:
             yield parameter
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        ### BEGIN SOLUTION
-        for parameter in self.parameters():
-            if set_to_none:
-                parameter.grad = None
-            elif parameter.grad is not None:
-                parameter.grad = np.zeros_like(parameter.grad)
-        ### END SOLUTION
+        clear_grads(self.parameters(), set_to_none)
 
     def __call__(self, *args: Any) -> Tensor:
         return self.forward(*args)
