@@ -188,6 +188,22 @@ BUGS += (
         ),
         loses=frozenset({"test_inplace", "test_sgd_zero_grad"}),
     ),
+    PlantedBug(
+        student="bug-manual-forgets-tanh",
+        assignment="06-alternatives",
+        cell="manual_mlp",
+        story="the hand-derived backward skips the tanh derivative",
+        edits=(("d_pre = d_hidden * (1 - hidden**2)", "d_pre = d_hidden"),),
+        loses=frozenset({"test_manual_mlp"}),
+    ),
+    PlantedBug(
+        student="bug-loop-without-zero-grad",
+        assignment="08-capstone",
+        cell="train_step",
+        story="the training step never clears gradients, so they pile up across steps",
+        edits=(("    optimizer.zero_grad(set_to_none=True)\n", ""),),
+        loses=frozenset({"test_mlp_and_step", "test_training_matches_torch"}),
+    ),
 )
 
 REFERENCE = "reference"

@@ -2,6 +2,8 @@
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from autograder.engine.grad_mode import no_grad
 from autograder.engine.tensor import Tensor, clear_grads
 
@@ -25,3 +27,26 @@ class SGD:
                 if parameter.grad is not None:
                     parameter.add_(-self.lr * parameter.grad)
         ### END SOLUTION
+
+
+# %% chunk: clip-grad-norm
+def clip_grad_norm_(parameters: Iterable[Tensor], max_norm: float, norm_type: float = 2.0) -> float:
+    """Scale all gradients together so their joint norm is at most ``max_norm``.
+
+    Returns the norm before clipping, as ``torch.nn.utils.clip_grad_norm_`` does, and uses
+    its formula (scale = max_norm / (norm + 1e-6), capped at 1) so results match it exactly.
+    """
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return 0.0
+    ### BEGIN SOLUTION
+    if norm_type == np.inf:
+        total = max(np.abs(g).max() for g in grads)
+    else:
+        per_tensor = [np.linalg.norm(g.reshape(-1), norm_type) for g in grads]
+        total = np.linalg.norm(np.array(per_tensor), norm_type)
+    scale = min(max_norm / (total + 1e-6), 1.0)
+    for g in grads:
+        g *= scale  # in place: the parameters' .grad arrays themselves
+    return float(total)
+    ### END SOLUTION
