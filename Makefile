@@ -10,7 +10,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: demo test lint release sync-engine lab lock clean
+.PHONY: demo test lint release sync-engine lab lock clean bench gpu-check
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,8 +35,10 @@ release: $(STAMP)
 sync-engine: $(STAMP)
 	$(BIN)/autograd-course sync-engine
 
+# JupyterLab for students: course/ as root and working folder, this environment's kernel
+# (JUPYTER_PREFER_ENV_PATH above). --allow-root only where make runs as root (containers).
 lab: $(STAMP)
-	$(BIN)/jupyter lab course
+	cd course && $(abspath $(BIN))/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 lock: $(STAMP)
 	$(BIN)/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements.lock.new
@@ -44,3 +46,13 @@ lock: $(STAMP)
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .hypothesis
+
+# Benchmarks: tables on stdout, JSON in build/bench/. OpenBLAS's kernel is left to detect
+# the CPU here (a pinned OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE would time a slower kernel).
+bench: $(STAMP)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# The check suite and every solution notebook with torch on CUDA (float32 with TF32 off,
+# float64), with a per-device summary; without CUDA it says why and exits 0.
+gpu-check: $(STAMP)
+	$(BIN)/python -m autograder.gpu_check

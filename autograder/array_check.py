@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from autograder.compare import compare_arrays
+from autograder.display import report_pass
 
 
 def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> None:
@@ -19,4 +20,4 @@ def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> N
         )
     compare_arrays(what, got, expected, device="cpu")
     if not quiet:
-        print(f"{what}: matches torch ({np.asarray(expected).dtype.name})")
+        report_pass(f"{what}: matches torch ({np.asarray(expected).dtype.name})")

@@ -9,11 +9,13 @@ import re
 import types
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from autograder.compare import format_table
+from autograder.display import FailureView, failure, report_pass, view_from_message
 
 _MAX_MESSAGE = 160
 
@@ -66,6 +68,23 @@ def _call(function: Callable[[], Any]) -> Exception | None:
     return None
 
 
+def _raises_failure(
+    message: str, torch_exc: BaseException | None, engine_exc: BaseException | None
+) -> AssertionError:
+    """The AssertionError for ``message``; its display adds what each side raised, as a table."""
+
+    def raised(exc: BaseException | None) -> str:
+        return "nothing" if exc is None else _describe(exc)
+
+    view = replace(
+        view_from_message(message),
+        facts=(),
+        columns=("", "raises"),
+        rows=(("torch", raised(torch_exc)), ("yours", raised(engine_exc))),
+    )
+    return failure(message, view)
+
+
 def check_raises_like(
     engine_call: Callable[[], Any],
     torch_call: Callable[[], Any],
@@ -88,38 +107,46 @@ def check_raises_like(
 
     if torch_exc is None:
         if engine_exc is not None:
-            raise AssertionError(
+            raise _raises_failure(
                 f"{label}: torch raises nothing but yours raised {_describe(engine_exc)}\n"
-                "  hint: this call is valid in torch; your engine should accept it too"
+                "  hint: this call is valid in torch; your engine should accept it too",
+                torch_exc,
+                engine_exc,
             ) from engine_exc
         if not quiet:
-            print(f"{label} raises nothing in both")
+            report_pass(f"{label} raises nothing in both")
         return
 
     expected = _builtin_class(torch_exc)
     name = expected.__name__
     if engine_exc is None:
-        raise AssertionError(
+        raise _raises_failure(
             f"misuse {label}: torch raises {_describe(torch_exc)} but yours raised nothing\n"
-            f"  hint: detect this case and raise {name} with a message saying what is wrong"
+            f"  hint: detect this case and raise {name} with a message saying what is wrong",
+            torch_exc,
+            engine_exc,
         )
     if not isinstance(engine_exc, expected):
-        raise AssertionError(
+        raise _raises_failure(
             f"misuse {label}: torch raises {_describe(torch_exc)} "
             f"but yours raised {_describe(engine_exc)}\n"
             f"  hint: raise {name} here, as torch does (an error from deeper inside, e.g. "
-            "NumPy, is not a deliberate check)"
+            "NumPy, is not a deliberate check)",
+            torch_exc,
+            engine_exc,
         ) from engine_exc
     if match is not None and not re.search(match, str(engine_exc), re.IGNORECASE):
-        raise AssertionError(
+        raise _raises_failure(
             f"misuse {label}: yours raises {name} as torch does, but its message does not "
             f"match /{match}/ (case-insensitive)\n"
             f"  yours: {_describe(engine_exc)}\n"
             f"  torch: {_describe(torch_exc)}\n"
-            "  hint: say what went wrong in words close to torch's"
+            "  hint: say what went wrong in words close to torch's",
+            torch_exc,
+            engine_exc,
         ) from engine_exc
     if not quiet:
-        print(f"misuse {label} raises {name} in both")
+        report_pass(f"misuse {label} raises {name} in both")
 
 
 def _resolve(value: Any) -> Any:
@@ -201,10 +228,20 @@ def check_flags(
         n_checks = len(engine_tensors) * len(flag_list)
         lines = [f"flags disagree with torch ({len(rows)} of {n_checks} checks):"]
         lines += format_table(("tensor", "flag", "torch", "yours"), rows)
+        hints = []
         for flag in dict.fromkeys(row[1] for row in rows):  # each hint once, in table order
             hint = FLAG_HINTS.get(flag)
             if hint:
                 lines.append(f"  hint ({flag}): {hint}")
-        raise AssertionError("\n".join(lines))
+                hints.append(f"({flag}) {hint}")
+        view = FailureView(
+            title=lines[0],
+            columns=("tensor", "flag", "torch", "yours"),
+            rows=tuple(rows),
+            hints=tuple(hints),
+        )
+        raise failure("\n".join(lines), view)
     if not quiet:
-        print(f"flags {', '.join(flag_list)} agree with torch for {', '.join(engine_tensors)}")
+        report_pass(
+            f"flags {', '.join(flag_list)} agree with torch for {', '.join(engine_tensors)}"
+        )

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.display import FailureView, failure
+
 Shape = tuple[int, ...]
 
 # (rtol, atol) per floating dtype: loose enough for a different but valid order of
@@ -135,20 +137,20 @@ def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[s
     ]
 
 
-def format_array_diff(
-    got: Any, expected: Any, *, rtol: float, atol: float, max_rows: int = MAX_TABLE_ROWS
-) -> str:
-    """Describe how two same-shape arrays differ: error summary plus a worst-first table.
+_DIFF_HEADER = ("index", "expected (torch)", "got (yours)", "abs error")
 
-    Returns "" when every element is close; used by ``compare_arrays`` for its value report.
-    """
+
+def _diff_parts(
+    got: Any, expected: Any, *, rtol: float, atol: float, max_rows: int = MAX_TABLE_ROWS
+) -> tuple[list[str], list[tuple[str, ...]], str] | None:
+    """(error-figure lines, worst-first table rows, "... and N more" or ""); None if close."""
     got = np.asarray(got)
     expected = np.asarray(expected)
     close = _elementwise_close(got, expected, rtol, atol)
     bad = ~close
     n_bad = int(bad.sum())
     if n_bad == 0:
-        return ""
+        return None
     abs_err, rel_err, badness = _errors(got, expected, close)
     # Worst first, among the elements outside their tolerance.
     bad_flat = np.flatnonzero(bad)
@@ -156,19 +158,34 @@ def format_array_diff(
     indices = [np.unravel_index(i, got.shape) for i in order[:max_rows]]
     worst = indices[0]
 
-    lines = [
-        f"  {n_bad} of {got.size} elements differ (rtol={rtol:g}, atol={atol:g})",
-        f"  max absolute error {float(abs_err.max()):.3g}, "
+    facts = [
+        f"{n_bad} of {got.size} elements differ (rtol={rtol:g}, atol={atol:g})",
+        f"max absolute error {float(abs_err.max()):.3g}, "
         f"max relative error {float(rel_err.max()):.3g}, worst at index {_fmt_index(worst)}",
     ]
-    header = ("index", "expected (torch)", "got (yours)", "abs error")
     rows = [
         (_fmt_index(i), str(expected[i]), str(got[i]), f"{float(abs_err[i]):.3g}") for i in indices
     ]
-    lines += format_table(header, rows)
-    if n_bad > len(rows):
-        lines.append(f"  ... and {n_bad - len(rows)} more")
+    more = f"... and {n_bad - len(rows)} more" if n_bad > len(rows) else ""
+    return facts, rows, more
+
+
+def _diff_text(facts: list[str], rows: list[tuple[str, ...]], more: str) -> str:
+    lines = [f"  {fact}" for fact in facts] + format_table(_DIFF_HEADER, rows)
+    if more:
+        lines.append(f"  {more}")
     return "\n".join(lines)
+
+
+def format_array_diff(
+    got: Any, expected: Any, *, rtol: float, atol: float, max_rows: int = MAX_TABLE_ROWS
+) -> str:
+    """Describe how two same-shape arrays differ: error summary plus a worst-first table.
+
+    Returns "" when every element is close; used by ``compare_arrays`` for its value report.
+    """
+    parts = _diff_parts(got, expected, rtol=rtol, atol=atol, max_rows=max_rows)
+    return "" if parts is None else _diff_text(*parts)
 
 
 def _shape_hint(
@@ -280,7 +297,7 @@ def compare_arrays(
     if got is None:
         expected = np.asarray(expected)
         target = _target(what)
-        raise AssertionError(
+        raise failure(
             f"{what} does not match torch ({device}, {expected.dtype.name}): yours is None\n"
             f"  no gradient reached {target} (its .grad is None) but torch computed one: "
             "is requires_grad set, and does your backward visit every leaf?\n"
@@ -289,7 +306,7 @@ def compare_arrays(
         )
     got = np.asarray(got)
     if expected is None:
-        raise AssertionError(
+        raise failure(
             f"{what} does not match torch ({device}): torch's is None\n"
             f"  torch computed no gradient for {_target(what)} (its .grad is None) but yours "
             f"has one of shape {_fmt_shape(got.shape)}\n"
@@ -305,20 +322,47 @@ def compare_arrays(
         hint = _shape_hint(what, got, expected, input_shape, output_shape)
         if hint:
             lines.append(f"  hint: {hint}")
-        raise AssertionError("\n".join(lines))
+        raise failure(
+            "\n".join(lines), _pair_view(lines[0], "shape", expected.shape, got.shape, hint)
+        )
 
     if got.dtype != expected.dtype:
         lines = [f"{header}: wrong dtype"]
         lines += _two_line_pair("dtype", expected.dtype.name, got.dtype.name)
-        lines.append(f"  hint: {_dtype_hint(got.dtype, expected.dtype)}")
-        raise AssertionError("\n".join(lines))
+        hint = _dtype_hint(got.dtype, expected.dtype)
+        lines.append(f"  hint: {hint}")
+        raise failure(
+            "\n".join(lines),
+            _pair_view(lines[0], "dtype", expected.dtype.name, got.dtype.name, hint),
+        )
 
     rtol, atol = tolerances(expected.dtype)
-    diff = format_array_diff(got, expected, rtol=rtol, atol=atol)
-    if not diff:
+    parts = _diff_parts(got, expected, rtol=rtol, atol=atol)
+    if parts is None:
         return
-    lines = [f"{header}: wrong values", diff]
+    lines = [f"{header}: wrong values", _diff_text(*parts)]
     hint = _value_hint(what, got, expected, rtol, atol)
     if hint:
         lines.append(f"  hint: {hint}")
-    raise AssertionError("\n".join(lines))
+    facts, rows, more = parts
+    view = FailureView(
+        title=lines[0],
+        facts=tuple(facts),
+        columns=_DIFF_HEADER,
+        rows=tuple(rows),
+        more=more,
+        hints=(hint,) if hint else (),
+    )
+    raise failure("\n".join(lines), view)
+
+
+def _pair_view(title: str, label: str, expected: Any, got: Any, hint: str | None) -> FailureView:
+    """A two-row table, expected (torch) against got (yours), for a shape or a dtype."""
+    if isinstance(expected, tuple):
+        expected, got = _fmt_shape(expected), _fmt_shape(got)
+    return FailureView(
+        title=title,
+        columns=("", label),
+        rows=(("expected (torch)", str(expected)), ("got (yours)", str(got))),
+        hints=(hint,) if hint else (),
+    )

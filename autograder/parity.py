@@ -15,6 +15,7 @@ import torch
 
 from autograder.compare import compare_arrays
 from autograder.devices import DeviceStatus, tf32_disabled, torch_devices
+from autograder.display import failure, report_pass
 
 Shape = tuple[int, ...]
 
@@ -265,7 +266,7 @@ def check_parity(
     }
     out = fn(*leaves.values())
     if not isinstance(out, _engine_classes(tensor_type)):
-        raise AssertionError(
+        raise failure(
             f"forward: your function returned {type(out).__name__}, "
             f"expected a {tensor_type.__name__}"
         )
@@ -309,5 +310,5 @@ def check_parity(
         dtype=dtype,
     )
     if not quiet:
-        print(report.summary())
+        report_pass(report.summary())  # printed; in a Jupyter kernel, a green line
     return report

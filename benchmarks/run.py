@@ -1,0 +1,141 @@
+"""``make bench``: run the benchmarks, print their tables and write build/bench/*.json.
+
+Sections: ``speed`` (reference engine against hand-written NumPy and torch eager on the
+CPU), ``profile`` (where the engine's extra time goes on the largest MLP row), ``memory``
+(a training step with and without keeping the graph) and ``grading`` (nbgrader autograde
+of the demo cohort and the nbval suite). Nothing here asserts anything about time.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from autograder.course import REPO_ROOT
+from benchmarks.timing import machine_info, set_threads
+
+SECTIONS = ("speed", "profile", "memory", "grading")
+DEFAULT_OUT = REPO_ROOT / "build" / "bench"
+
+# Targets from the benchmarks issue: ratios of the engine's median to the NumPy floor's.
+LARGE_ROW_TARGET = 1.3
+SMALL_ROW_TARGET = 2.0
+
+
+def _write_json(out: Path, name: str, payload: Any) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    print(f"wrote {path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path}")
+    return path
+
+
+def _targets(rows: list[Any]) -> list[str]:
+    """One line per MLP row: does the engine meet the issue's targets?"""
+    lines = []
+    mlp_rows = [row for row in rows if row.kind == "mlp step"]
+    for i, row in enumerate(mlp_rows):
+        largest = i == len(mlp_rows) - 1
+        target = LARGE_ROW_TARGET if largest else SMALL_ROW_TARGET
+        ratio, torch_ratio = row.ratio("engine"), row.ratio("torch")
+        verdict = "meets" if ratio <= target else "MISSES"
+        faster = "faster" if ratio < torch_ratio else "NOT faster"
+        noisy = any(t.iqr_s > 0.5 * t.median_s for t in row.timings.values())
+        lines.append(
+            f"  {row.name}: engine {ratio:.2f}x the floor ({verdict} <= {target}x; "
+            f"{row.ratio_min('engine'):.2f}x of minimums), {faster} than torch eager "
+            f"({torch_ratio:.2f}x; {row.ratio_min('torch'):.2f}x of minimums)"
+            + (
+                " [noisy: an IQR is over 50% of its median; rerun on a quiet machine]"
+                if noisy
+                else ""
+            )
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen sections, print a table for each, write JSON; exit 0 unless one fails."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
+    parser.add_argument("sections", nargs="*", choices=[[], *SECTIONS], default=[])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the JSON")
+    parser.add_argument("--repeat", type=int, default=25, help="timed samples per workload")
+    parser.add_argument("--quick", action="store_true", help="few samples: a smoke run")
+    parser.add_argument(
+        "--cohort-sample",
+        type=int,
+        default=0,
+        help="autograde only the first N students of the demo cohort (default 0: all)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="BLAS and torch threads (default: all cores)"
+    )
+    args = parser.parse_args(argv)
+    sections = args.sections or list(SECTIONS)
+    repeat = 5 if args.quick else args.repeat
+    min_sample_s = 0.005 if args.quick else 0.02
+
+    started = time.perf_counter()
+    if args.threads:
+        set_threads(args.threads)
+    info = machine_info()
+    print("machine: " + ", ".join(f"{k}={v}" for k, v in info.items()))
+    _write_json(args.out, "machine", info)
+
+    floor_784 = None
+    if "speed" in sections:
+        from benchmarks.engine_speed import format_speed_table, run_speed
+
+        print("\n## Engine speed: median per call (±IQR as % of median), ratio to the NumPy floor")
+        rows = run_speed(repeat=repeat, min_sample_s=min_sample_s)
+        print(format_speed_table(rows))
+        print("targets (issue 7):")
+        print("\n".join(_targets(rows)))
+        floor_784 = next(r.timings["numpy"].min_s for r in rows if "784" in r.name)
+        _write_json(
+            args.out, "engine_speed", {"machine": info, "rows": [r.as_dict() for r in rows]}
+        )
+
+    if "profile" in sections:
+        from benchmarks.profile_engine import cprofile_engine_step, extra_work, format_extra_work
+
+        print("\n## Profile: the engine's 784-256-10 float32 step beyond the floor")
+        extra = extra_work(repeat=repeat)
+        print(format_extra_work(extra, floor_784))
+        print("\ncProfile of 200 engine steps, 784-256-10 float32 batch 128, by own time:")
+        print(cprofile_engine_step())
+        print("\ncProfile of 2000 engine steps, linear 3->1 float64 batch 16, by own time:")
+        print(cprofile_engine_step((3, 1), 16, np.float64, steps=2000))
+        _write_json(args.out, "profile", {"machine": info, "extra_work_s": extra})
+
+    if "memory" in sections:
+        from benchmarks.memory import format_memory_table, run_memory
+
+        print("\n## Memory: tracemalloc, above the starting point, over 10 training steps")
+        memory_rows = run_memory()
+        print(format_memory_table(memory_rows))
+        _write_json(
+            args.out, "memory", {"machine": info, "rows": [r.as_dict() for r in memory_rows]}
+        )
+
+    if "grading" in sections:
+        from benchmarks.grading_time import format_grading_table, run_grading
+
+        print("\n## Grading throughput: wall time (demo cohort, nbgrader autograde; nbval)")
+        sample = args.cohort_sample or None
+        grading_rows = run_grading(args.out / "grading-workspace", sample=sample)
+        print(format_grading_table(grading_rows))
+        _write_json(
+            args.out, "grading", {"machine": info, "rows": [r.as_dict() for r in grading_rows]}
+        )
+
+    print(f"\nbenchmarks done in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""A real JupyterLab server and a headless Chromium for the browser test.
+
+The server runs on 127.0.0.1, on a free port, with token authentication, over a temporary
+copy of the course, with its own Jupyter config, data, runtime and IPython folders so that
+nothing in the user's home changes what it does. The kernel is this environment's Python
+(JUPYTER_PREFER_ENV_PATH=1 puts .venv's kernelspec first).
+"""
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
+
+# Chromium runs as root in CI (no sandbox possible there) and must not phone home: without
+# the background-networking flags its connections are refused many at a time here.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
+
+# JupyterLab settings for a quiet, deterministic page: no news or update pop-up, and every
+# cell rendered in the DOM (no windowing) so the test can find cells by position.
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+
+def browser_unavailable_reason() -> str | None:
+    """Why the browser test cannot run here, or None when it can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the Python package playwright is not installed (pip install -r requirements.lock)"
+    if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
+        return (
+            f"no Chromium at {CHROMIUM} (Debian: apt-get install -y chromium; "
+            "or set AUTOGRADER_CHROMIUM to a Chromium binary)"
+        )
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LabServer:
+    root: Path
+    port: int
+    token: str
+    process: subprocess.Popen
+    log: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        """A page of this server, with the token (which logs the browser in)."""
+        separator = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def log_tail(self, n: int = 60) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no server log)"
+
+
+def isolated_environment(home: Path) -> dict[str, str]:
+    """This environment's programs and kernels; Jupyter and IPython state under ``home``."""
+    env = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = os.pathsep.join([bin_dir, env.get("PATH", "")])
+    env["JUPYTER_PREFER_ENV_PATH"] = "1"
+    for name, sub in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "matplotlib"),
+    ]:
+        path = home / sub
+        path.mkdir(parents=True, exist_ok=True)
+        env[name] = str(path)
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def write_lab_settings(settings_dir: Path) -> None:
+    for relative, values in LAB_SETTINGS.items():
+        path = settings_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+def copy_course(repo: Path, root: Path) -> Path:
+    """An nbgrader course folder: the repo's config, solutions/ (source) and course/ (release)."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(repo / "nbgrader_config.py", root / "nbgrader_config.py")
+    ignore = shutil.ignore_patterns(".*", "__pycache__")
+    shutil.copytree(repo / "solutions", root / "solutions", ignore=ignore)
+    shutil.copytree(repo / "course", root / "course", ignore=ignore)
+    return root
+
+
+def _wait_until_ready(server: LabServer, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    status_url = server.url("api/status")
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(
+                f"jupyter lab exited with {server.process.returncode}:\n{server.log_tail()}"
+            )
+        try:
+            with urllib.request.urlopen(status_url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"jupyter lab not ready after {timeout:.0f} s:\n{server.log_tail()}")
+
+
+@contextlib.contextmanager
+def jupyter_lab(root: Path, state: Path, *, timeout: float = 60) -> Iterator[LabServer]:
+    """Start ``jupyter lab`` on ``root`` (also its working folder) and stop it afterwards."""
+    env = isolated_environment(state)
+    write_lab_settings(Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings")
+    token = secrets.token_hex(16)
+    log = state / "jupyter-lab.log"
+    for _attempt in range(3):  # a free port can be taken between the probe and the bind
+        port = free_port()
+        command = [
+            str(Path(sys.executable).parent / "jupyter"),
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--LabApp.workspaces_dir={state / 'workspaces'}",
+            "--LabApp.news_url=",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            command.append("--allow-root")  # CI containers run as root
+        with log.open("w") as log_file:
+            process = subprocess.Popen(
+                command, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT
+            )
+        server = LabServer(root, port, token, process, log)
+        try:
+            _wait_until_ready(server, timeout)
+        except RuntimeError:
+            stop(server)
+            if "address already in use" in server.log_tail().lower():
+                continue
+            raise
+        except BaseException:
+            stop(server)
+            raise
+        try:
+            yield server
+        finally:
+            stop(server)
+        return
+    raise RuntimeError(f"jupyter lab could not bind a free port:\n{server.log_tail()}")
+
+
+def stop(server: LabServer, timeout: float = 15) -> None:
+    """Stop the server (and, through it, its kernels); kill it if it does not stop in time."""
+    process = server.process
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)

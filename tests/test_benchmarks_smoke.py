@@ -1,0 +1,108 @@
+"""The benchmarks run on tiny sizes and return rows; nothing here asserts anything about time."""
+
+import json
+import math
+import sys
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.course import REPO_ROOT
+
+# benchmarks/ is a folder of the repository, not part of the installed package: import it
+# from the checkout, as `python -m benchmarks.run` does from the repository root.
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks import engine_speed, grading_time, memory, profile_engine, run, timing  # noqa: E402
+
+
+def test_every_speed_workload_times_three_implementations():
+    workloads = engine_speed.default_workloads(scale=0.05)
+    rows = engine_speed.run_speed(workloads, repeat=2, min_sample_s=0.0002)
+    assert len(rows) == len(workloads) == 15
+    for row in rows:
+        assert set(row.timings) == set(engine_speed.IMPLEMENTATIONS)
+        assert all(t.median_s > 0 and t.samples == 2 for t in row.timings.values())
+        assert math.isfinite(row.ratio("engine"))
+        json.dumps(row.as_dict())
+    table = engine_speed.format_speed_table(rows)
+    assert "step: mlp 784-256-10" in table and "engine/np" in table
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_mlp_implementations_compute_the_same_step(index):
+    # The floor and torch must do the same work as the engine, or the ratios mean nothing.
+    workload = engine_speed.default_workloads(scale=0.1)[index]
+    assert engine_speed.same_result(workload, steps=2)
+
+
+def test_memory_rows_for_both_ways_of_keeping_the_loss():
+    rows = memory.run_memory(models=[((4, 3, 2), 2, np.float64)], steps=2)
+    assert [row.kept for row in rows] == ["loss.item()", "loss (graph)"]
+    assert all(row.first_step_peak_mib > 0 for row in rows)
+    assert rows[0].retained_mib <= rows[1].retained_mib
+    assert "retained" in memory.format_memory_table(rows)
+
+
+def test_profile_pieces_run_on_small_sizes():
+    extra = profile_engine.extra_work(sizes=(8, 4, 2), batch=3, repeat=2)
+    assert len(extra) == 4 and all(seconds > 0 for seconds in extra.values())
+    assert "of floor" in profile_engine.format_extra_work(extra, 1e-4)
+    report = profile_engine.cprofile_engine_step(sizes=(8, 4, 2), batch=3, steps=3, top=3)
+    assert "ncalls" in report
+
+
+def test_machine_info_names_the_blas():
+    info = timing.machine_info()
+    assert info["cores"] >= 1 and info["numpy_blas"] and info["openblas_core"]
+
+
+def test_grading_table_shows_pending_parallel_row():
+    rows = [
+        grading_time.GradingRow("autograde 00-recipe", 10, 3.0, "0.30 s per submission"),
+        grading_time.GradingRow(
+            "autograde, parallel", 0, float("nan"), grading_time.PARALLEL_PENDING
+        ),
+    ]
+    table = grading_time.format_grading_table(rows)
+    assert "3.0 s" in table and "pending" in table
+
+
+@pytest.mark.slow
+def test_nbval_timing_on_a_tiny_notebook(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(nbformat.v4.new_code_cell("print(1 + 1)"))
+    nbformat.write(notebook, tmp_path / "tiny.ipynb")
+    row = grading_time.time_nbval_suite([str(tmp_path / "tiny.ipynb")])
+    assert row.notebooks == 1 and row.seconds > 0
+    assert "1 passed" in row.note
+
+
+def test_run_writes_json_for_a_section(tmp_path, capsys):
+    assert run.main(["memory", "--quick", "--out", str(tmp_path)]) == 0
+    assert "## Memory" in capsys.readouterr().out
+    assert json.loads((tmp_path / "memory.json").read_text())["rows"]
+    assert json.loads((tmp_path / "machine.json").read_text())["numpy"] == np.__version__
+
+
+@pytest.mark.slow
+def test_demo_autograde_timing_on_a_sample_of_the_cohort(tmp_path, monkeypatch):
+    import autograder.cohort
+
+    # One notebook and two students (the sample grades one) keep this test short.
+    for module in (grading_time, autograder.cohort):
+        monkeypatch.setattr(module, "assignments", lambda *args: ["00-recipe"])
+    two = [autograder.cohort.REFERENCE, autograder.cohort.BLANK]
+    monkeypatch.setattr(autograder.cohort, "students", lambda: two)
+    rows = grading_time.time_demo_autograde(tmp_path / "ws", sample=1)
+    stages = [row.stage for row in rows]
+    assert stages[:3] == [
+        "generate_assignment (release)",
+        "build cohort submissions",
+        "autograde 00-recipe",
+    ]
+    assert rows[2].notebooks == 1 and rows[2].seconds > 0
+    assert "1 of 2 students" in rows[3].note and "pending" in rows[4].note
+    assert len(list((tmp_path / "ws" / "submitted").iterdir())) == 1

@@ -1,0 +1,210 @@
+"""The student's JupyterLab and the instructor's formgrader, driven in a real browser.
+
+A real ``jupyter lab`` serves a temporary copy of the course (127.0.0.1, free port, token);
+Debian's headless Chromium, driven by playwright, opens notebook 01, types a correct
+``unbroadcast`` into the editor, runs the notebook and reads the green check line; runs the
+progress cell and reads its table; types a wrong answer and reads the failure table. Then
+the nbgrader formgrader page lists the course's assignments. Screenshots go to
+build/screenshots/. Without playwright or Chromium the test is skipped, saying why.
+"""
+
+import json
+import re
+import time
+
+import nbformat
+import pytest
+from browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    browser_unavailable_reason,
+    copy_course,
+    jupyter_lab,
+)
+
+from autograder.course import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.engine_sync import strip_solution_markers
+
+pytestmark = pytest.mark.slow
+
+SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
+NOTEBOOK = "01-worked-example"
+ASSIGNMENTS = ("00-recipe", "01-worked-example")
+# Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
+PAGE_MS = 60_000
+RUN_MS = 90_000
+
+WRONG_UNBROADCAST = """\
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    # sums the prepended dimensions twice over: right shape, wrong values
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    return grad * 2
+"""
+
+
+def solved_cell(grade_id: str) -> str:
+    """The reference answer of a solution cell, without nbgrader's markers."""
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, NOTEBOOK), as_version=4)
+    cell = next(
+        c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
+    )
+    return strip_solution_markers(cell.source)
+
+
+@pytest.fixture(scope="module")
+def browser_ready():
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"browser test skipped: {reason}")
+        pytest.skip(reason)
+
+
+def code_cell(page, text: str):
+    """The code cell whose source contains ``text``."""
+    return page.locator(".jp-Notebook .jp-CodeCell", has=page.locator(".cm-content", has_text=text))
+
+
+def replace_source(page, cell, source: str) -> None:
+    """Type ``source`` into a cell's CodeMirror editor, replacing what is there."""
+    editor = cell.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+
+
+def wait_until_run(cell) -> None:
+    """Wait until the cell has finished running (its prompt shows a number, not [*])."""
+    from playwright.sync_api import expect
+
+    expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=RUN_MS)
+
+
+def run_menu(page, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
+
+
+def test_student_notebook_and_formgrader_in_chromium(browser_ready, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    started = time.perf_counter()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    root = copy_course(REPO_ROOT, tmp_path / "course-root")
+    timings: dict[str, float] = {}
+    shots: list[str] = []
+
+    def shot(target, name: str) -> None:
+        path = SCREENSHOTS / name
+        target.screenshot(path=str(path))
+        shots.append(str(path.relative_to(REPO_ROOT)))
+
+    with (
+        jupyter_lab(root, tmp_path / "jupyter-state") as server,
+        sync_playwright() as playwright,
+    ):
+        timings["server start"] = time.perf_counter() - started
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(PAGE_MS)
+            page.goto(server.url(f"lab/tree/course/{NOTEBOOK}/{NOTEBOOK}.ipynb"))
+
+            solution = code_cell(page, "def unbroadcast(grad")
+            check = code_cell(page, 'check_array("unbroadcast to (3,)"')
+            expect(solution).to_have_count(1)
+            expect(check).to_have_count(1)
+            # The kernel is this environment's Python, and it is up.
+            expect(
+                page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            ).to_have_count(1, timeout=PAGE_MS)
+            timings["notebook open"] = time.perf_counter() - started
+
+            # A correct answer, typed into the editor; Run All stops at the next exercise.
+            replace_source(page, solution, solved_cell("unbroadcast"))
+            run_menu(page, "Run All Cells")
+            passed = check.locator(".autograder-pass")
+            expect(passed).to_have_count(2, timeout=RUN_MS)
+            expect(passed.first).to_contain_text("unbroadcast to (3,): matches torch (float64)")
+            colour = passed.first.evaluate("e => getComputedStyle(e).borderLeftColor")
+            assert colour == "rgb(26, 127, 55)", colour  # the green line
+            wait_until_run(check)
+            check.scroll_into_view_if_needed()
+            shot(check, "01-check-pass.png")
+            timings["correct answer checked"] = time.perf_counter() - started
+
+            # Run All goes on to Exercise 2's check, fails there (NotImplementedError) and
+            # stops. Wait for that: a cell run while cells are still queued ahead of an
+            # error is aborted by the kernel without output.
+            blocked = code_cell(page, 'what="backward() on a non-scalar output')
+            expect(blocked.locator(".jp-OutputArea-output")).to_contain_text(
+                "NotImplementedError", timeout=RUN_MS
+            )
+            wait_until_run(blocked)
+            expect(
+                page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            ).to_have_count(1)
+
+            # The progress cell: this exercise passes, the next ones are not attempted.
+            progress_cell = code_cell(page, "show_progress(globals()")
+            progress_cell.locator(".cm-content").click()
+            page.keyboard.press("Shift+Enter")
+            rows = progress_cell.locator(".autograder-progress-row")
+            expect(rows.first).to_be_visible(timeout=RUN_MS)
+            wait_until_run(progress_cell)
+            statuses = {
+                row.locator("code").inner_text(): row.get_attribute("data-status")
+                for row in rows.all()
+            }
+            assert statuses["test_unbroadcast"] == "pass", statuses
+            assert statuses["test_backward"] == "not attempted", statuses
+            assert len(statuses) == 8, statuses
+            shot(progress_cell, "01-progress.png")
+
+            # A wrong answer: the failure block with the table, then the AssertionError.
+            replace_source(page, solution, WRONG_UNBROADCAST)
+            page.keyboard.press("Shift+Enter")  # runs the cell, selects the check below
+            page.keyboard.press("Shift+Enter")  # runs the check
+            failed = check.locator(".autograder-fail")
+            expect(failed).to_have_count(1, timeout=RUN_MS)
+            expect(failed).to_contain_text("unbroadcast to (3,) does not match torch")
+            expect(failed).to_contain_text("wrong values")
+            header = failed.locator("th").all_inner_texts()
+            assert header == ["index", "expected (torch)", "got (yours)", "abs error"], header
+            assert failed.locator("tbody tr").count() >= 1
+            expect(failed.locator(".autograder-hint")).to_contain_text("twice torch's")
+            # The plain-text error that nbgrader records follows the HTML block.
+            traceback = check.locator(
+                ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+            )
+            expect(traceback).to_contain_text("AssertionError", timeout=RUN_MS)
+            expect(traceback).to_contain_text("unbroadcast to (3,) does not match torch")
+            wait_until_run(check)
+            expect(check.locator(".autograder-pass")).to_have_count(0)
+            check.scroll_into_view_if_needed()
+            shot(check, "01-check-fail.png")
+            shot(page, "01-notebook.png")
+            timings["wrong answer checked"] = time.perf_counter() - started
+
+            # The instructor side: the formgrader lists the course's assignments (nbgrader
+            # lists the folders of the source directory, solutions/, with or without a
+            # gradebook entry).
+            page.goto(server.url("formgrader"))
+            table = page.locator("#main_table, table").first
+            for assignment in ASSIGNMENTS:
+                expect(page.get_by_text(assignment, exact=True).first).to_be_visible(
+                    timeout=PAGE_MS
+                )
+            assert table.is_visible()
+            shot(page, "formgrader.png")
+            timings["formgrader listed"] = time.perf_counter() - started
+        finally:
+            browser.close()
+
+    timings["total"] = time.perf_counter() - started
+    record = {"screenshots": shots, "seconds": {k: round(v, 1) for k, v in timings.items()}}
+    (SCREENSHOTS / "browser-test.json").write_text(json.dumps(record, indent=2) + "\n")
+    print(json.dumps(record, indent=2))
