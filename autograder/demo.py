@@ -119,7 +119,8 @@ def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
     result = run_demo(workspace)
     print(format_table(result))
     print(
-        f"\ngraded {len(result.students)} students x {len(result.assignments)} notebooks "
-        f"with nbgrader in {time.perf_counter() - started:.0f} s; workspace: {workspace}"
+        f"\ngraded {len(result.cell_scores)} submissions ({len(result.students)} students, "
+        f"{len(result.assignments)} notebooks) with nbgrader in "
+        f"{time.perf_counter() - started:.0f} s; workspace: {workspace}"
     )
     return 0 if result.as_expected else 1
