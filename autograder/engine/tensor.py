@@ -503,7 +503,7 @@ class ReLU(Function):
     def forward(ctx, a):
         positive = a > 0  # torch's choice at exactly 0: output 0, gradient 0
         ctx.save_for_backward(positive)
-        return np.where(positive, a, 0).astype(a.dtype)
+        return np.maximum(a, 0)
 
     @staticmethod
     def backward(ctx, grad):
