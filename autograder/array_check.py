@@ -14,6 +14,7 @@ def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> N
     For results that are not a forward pass with gradients, such as ``unbroadcast``'s
     output or a ``.grad`` after two backward calls. Prints one line when they match.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if hasattr(expected, "detach"):
         raise TypeError(
             f"check_array({what!r}): pass torch's result as NumPy (tensor.detach().cpu().numpy())"

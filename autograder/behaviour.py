@@ -99,6 +99,7 @@ def check_raises_like(
     message matching the regex ``match`` when given; if torch raises nothing, neither may
     the engine. Teaches students to fail loudly, with the error torch users expect.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not callable(engine_call) or not callable(torch_call):
         raise TypeError("engine_call and torch_call must be zero-argument callables (lambdas)")
     label = f"'{what}'"
@@ -197,6 +198,7 @@ def check_flags(
     Values may be tensors or zero-argument callables returning one. Every disagreement is
     reported at once, as a table, so a student sees the whole pattern.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not isinstance(engine_tensors, Mapping) or not isinstance(torch_tensors, Mapping):
         raise TypeError("engine_tensors and torch_tensors must be mappings name -> tensor")
     only_engine = [n for n in engine_tensors if n not in torch_tensors]

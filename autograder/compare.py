@@ -292,6 +292,7 @@ def compare_arrays(
     ``output_shape`` (of the input whose gradient this is, and of the broadcast result)
     let the message spot a missing unbroadcast.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if got is None and expected is None:
         return
     if got is None:

@@ -71,6 +71,7 @@ def check_graph_like(
     Both sides are built from the same arrays; the graphs are compared node by node from
     the output (operations and which leaf each path ends at), ignoring operation names.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not callable(fn):
         raise TypeError(f"check_graph_like: fn must be callable, got {type(fn).__name__}")
     arrays = {name: np.asarray(value) for name, value in inputs.items()}

@@ -244,6 +244,7 @@ def check_parity(
     the NumPy arrays in ``inputs`` in their order. ``requires_grad`` names the inputs to
     differentiate (default: every floating input). Errors in ``fn`` propagate unchanged.
     """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. a lambda); got {type(fn).__name__}")
     if torch_fn is None:
