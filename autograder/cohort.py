@@ -96,7 +96,7 @@ BUGS: tuple[PlantedBug, ...] = (
         assignment="01-worked-example",
         cell="matmul",
         story="matmul backward multiplies by B instead of B transposed",
-        edits=(("grad_a = grad2 @ np.swapaxes(b2, -1, -2)", "grad_a = grad2 @ b2"),),
+        edits=(("grad_a = grad2 @ b2.swapaxes(-1, -2)", "grad_a = grad2 @ b2"),),
         loses=frozenset({"test_matmul", "test_linear"}),
     ),
     PlantedBug(
@@ -127,7 +127,7 @@ BUGS: tuple[PlantedBug, ...] = (
         assignment="01-worked-example",
         cell="reductions",
         story="Sum's backward returns the output gradient as is, ignoring the input's shape",
-        edits=(("return (np.broadcast_to(grad, ctx.shape).copy(),)", "return (grad,)"),),
+        edits=(("return (broadcast_to(grad, ctx.shape),)", "return (grad,)"),),
         loses=frozenset({"test_reductions"}),
     ),
 )

@@ -65,7 +65,23 @@ def render(source: str, notebook: int, exercise: bool) -> str:
             kept.append(f"{match['indent']}### {match['edge']} SOLUTION")
     if hiding:
         raise ValueError("a FROM/BEFORE region is never closed")
-    return "\n".join(_merge_touching_regions(kept)).strip("\n")
+    return "\n".join(_tidy_blank_lines(_merge_touching_regions(kept))).strip("\n")
+
+
+def _tidy_blank_lines(lines: list[str]) -> list[str]:
+    """At most one blank line inside a block and two at the top level, as the formatter
+    would leave them; dropping hidden regions can leave longer runs behind."""
+    tidy: list[str] = []
+    blanks = 0
+    for line in lines:
+        if not line.strip():
+            blanks += 1
+            continue
+        allowed = 1 if line[:1].isspace() else 2
+        tidy.extend([""] * min(blanks, allowed))
+        tidy.append(line)
+        blanks = 0
+    return tidy
 
 
 def _merge_touching_regions(lines: list[str]) -> list[str]:

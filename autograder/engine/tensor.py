@@ -64,6 +64,10 @@ class Context:
         ### BEGIN FROM 02
         self.freed = False
         ### END FROM 02
+        ### BEGIN FROM 07
+        self.create_graph = False  # set by backward: rules then work on Tensors
+        self.output: Tensor | None = None
+        ### END FROM 07
 
     def save_for_backward(self, *arrays: np.ndarray) -> None:
         ### BEGIN FROM 03
@@ -91,6 +95,12 @@ class Context:
                 )
         ### END SOLUTION 05
         ### END FROM 05
+        ### BEGIN FROM 07
+        if self.create_graph:
+            # The saved arrays as the tensors they belong to, so the rule builds a graph.
+            owners = {id(t.data): t for t in (*self.inputs, self.output) if t is not None}
+            return tuple(owners.get(id(a), a) for a in self._saved)
+        ### END FROM 07
         return self._saved
 
     ### BEGIN FROM 02
@@ -136,6 +146,9 @@ class Function:
         out = Tensor(data, requires_grad=requires_grad)
         if requires_grad:
             out.grad_fn = ctx
+            ### BEGIN FROM 07
+            ctx.output = out
+            ### END FROM 07
         ### BEGIN FROM 05
         # Remember the version of every tensor whose array was saved, input or output, so
         # that backward can tell when one was changed in place in the meantime.
@@ -339,6 +352,13 @@ class Tensor:
     def transpose(self, dim0: int = 0, dim1: int = 1) -> "Tensor":
         return Transpose.apply(self, dim0=dim0, dim1=dim1)
 
+    def swapaxes(self, dim0: int, dim1: int) -> "Tensor":
+        return Transpose.apply(self, dim0=dim0, dim1=dim1)  # NumPy's name, so rules serve both
+
+    def copy(self) -> "Tensor":
+        """The same values as a new tensor, recorded in the graph (torch's ``clone``)."""
+        return Reshape.apply(self, shape=self.shape)
+
     @property
     def T(self) -> "Tensor":
         return Transpose.apply(self, dim0=-1, dim1=-2) if self.ndim >= 2 else self
@@ -365,13 +385,28 @@ class Tensor:
 
     ### END BEFORE 02
     ### BEGIN FROM 02
+    ### BEGIN BEFORE 07
     def backward(
         self, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
     ) -> None:
         """Accumulate d self / d leaf into ``leaf.grad``; free the graph unless retained."""
         run_backward(self, gradient, retain_graph)
 
+    ### END BEFORE 07
     ### END FROM 02
+    ### BEGIN FROM 07
+    def backward(
+        self,
+        gradient: "Tensor | np.ndarray | None" = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+    ) -> None:
+        """Accumulate d self / d leaf into ``leaf.grad``; with ``create_graph`` the gradients
+        are Tensors with a graph of their own, so they can be differentiated again."""
+        retain = create_graph if retain_graph is None else retain_graph  # torch's default
+        run_backward(self, gradient, retain, create_graph)
+
+    ### END FROM 07
 
 
 # %% chunk: add-sub-neg
@@ -540,15 +575,15 @@ class MatMul(Function):
         a, b = ctx.saved_tensors
         ### BEGIN SOLUTION
         # View vectors as matrices (a row for a, a column for b), as matmul does.
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
+        a2 = a.reshape(1, -1) if a.ndim == 1 else a
+        b2 = b.reshape(-1, 1) if b.ndim == 1 else b
         grad2 = grad
         if b.ndim == 1:
-            grad2 = np.expand_dims(grad2, -1)
+            grad2 = grad2.reshape(*grad2.shape, 1)
         if a.ndim == 1:
-            grad2 = np.expand_dims(grad2, -2)
-        grad_a = grad2 @ np.swapaxes(b2, -1, -2)
-        grad_b = np.swapaxes(a2, -1, -2) @ grad2
+            grad2 = grad2.reshape(*grad2.shape[:-1], 1, grad2.shape[-1])
+        grad_a = grad2 @ b2.swapaxes(-1, -2)
+        grad_b = a2.swapaxes(-1, -2) @ grad2
         # Batch dimensions may have been broadcast: sum them away.
         grad_a = unbroadcast(grad_a, a2.shape).reshape(a.shape)
         grad_b = unbroadcast(grad_b, b2.shape).reshape(b.shape)
@@ -568,8 +603,10 @@ class Sum(Function):
         ### BEGIN SOLUTION
         # Put back the summed axes as size 1, then copy the gradient along them.
         if ctx.axis is not None and not ctx.keepdims:
-            grad = np.expand_dims(grad, ctx.axis)
-        return (np.broadcast_to(grad, ctx.shape).copy(),)
+            axes = ctx.axis if isinstance(ctx.axis, tuple) else (ctx.axis,)
+            axes = [axis % len(ctx.shape) for axis in axes]
+            grad = grad.reshape([1 if i in axes else n for i, n in enumerate(ctx.shape)])
+        return (broadcast_to(grad, ctx.shape),)
         ### END SOLUTION
 
 
@@ -577,14 +614,15 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
-        return a.mean(axis=axis, keepdims=keepdims)
+        out = a.mean(axis=axis, keepdims=keepdims)
+        ctx.count = a.size // max(np.size(out), 1)  # elements averaged into each output
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         ### BEGIN SOLUTION
         (grad_sum,) = Sum.backward(ctx, grad)
-        count = int(np.prod(ctx.shape)) // max(grad.size, 1)  # elements averaged per output
-        return (grad_sum / count,)
+        return (grad_sum / ctx.count,)
         ### END SOLUTION
 
 
@@ -608,7 +646,25 @@ class Transpose(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return (np.swapaxes(grad, *ctx.dims),)
+        return (grad.swapaxes(*ctx.dims),)
+
+
+class BroadcastTo(Function):
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.shape
+        return np.broadcast_to(a, shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (unbroadcast(grad, ctx.input_shape),)
+
+
+def broadcast_to(x: "Tensor | np.ndarray", shape: tuple[int, ...]) -> "Tensor | np.ndarray":
+    """``x`` repeated to ``shape``: a new array for an array, a recorded op for a Tensor."""
+    if isinstance(x, Tensor):
+        return BroadcastTo.apply(x, shape=shape)
+    return np.broadcast_to(x, shape).copy()
 
 
 # %% chunk: backward
@@ -636,12 +692,26 @@ def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) ->
 
 
 ### BEGIN FROM 02
+### BEGIN BEFORE 07
 def run_backward(
     root: Tensor, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
 ) -> None:
     """Send d root / d root back through the graph, accumulate into ``.grad`` of the leaves
     (and of tensors that retain their grad), then free the graph unless it is retained."""
-    ### END FROM 02
+    ### END BEFORE 07
+
+
+### END FROM 02
+### BEGIN FROM 07
+def run_backward(
+    root: Tensor,
+    gradient: "Tensor | np.ndarray | None" = None,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+) -> None:
+    """Send d root / d root back through the graph and accumulate into ``.grad``; with
+    ``create_graph`` every gradient is a Tensor computed by recorded operations."""
+    ### END FROM 07
     if not root.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     if gradient is None:
@@ -654,6 +724,10 @@ def run_backward(
             f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
             f"output[0] has a shape of {root.shape}."
         )
+    ### BEGIN FROM 07
+    if create_graph:
+        gradient = Tensor(gradient)
+    ### END FROM 07
     ### BEGIN SOLUTION 01
     grads = {id(root): gradient}
     # Reverse topological order: a tensor's gradient is complete (every use of it has
@@ -675,6 +749,9 @@ def run_backward(
         ### END FROM 02
         ### BEGIN SOLUTION 01
         ctx = tensor.grad_fn
+        ### BEGIN FROM 07
+        ctx.create_graph = create_graph
+        ### END FROM 07
         input_grads = ctx.function.backward(ctx, grad)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
@@ -716,7 +793,7 @@ def validate_gradients(ctx: Context, grads: tuple) -> tuple:
     checked = []
     for index, (tensor, grad) in enumerate(zip(ctx.inputs, grads, strict=True)):
         if grad is not None:
-            grad = np.asarray(grad)
+            grad = grad if isinstance(grad, Tensor) else np.asarray(grad)
             try:
                 broadcasts = np.broadcast_shapes(tensor.shape, grad.shape) == grad.shape
             except ValueError:
