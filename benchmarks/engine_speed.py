@@ -81,6 +81,24 @@ def _mlp_arrays(
     return x, target, params
 
 
+def engine_train_step(
+    layers: list[Linear], x: Tensor, target: Tensor, lr: float = LEARNING_RATE
+) -> Tensor:
+    """One SGD step of a ReLU MLP in the engine; returns the loss tensor (and so its graph)."""
+    out = x
+    for i, layer in enumerate(layers):
+        out = layer(out)
+        if i < len(layers) - 1:
+            out = out.relu()
+    loss = mse_loss(out, target)
+    loss.backward()
+    for layer in layers:
+        for parameter in layer.parameters():
+            parameter.data -= lr * parameter.grad
+        layer.zero_grad()
+    return loss
+
+
 def engine_mlp_step(
     x: np.ndarray, target: np.ndarray, params: list[tuple[np.ndarray, np.ndarray]]
 ) -> Callable[[], float]:
@@ -94,18 +112,7 @@ def engine_mlp_step(
     inputs, targets = Tensor(x), Tensor(target)
 
     def step() -> float:
-        out = inputs
-        for i, layer in enumerate(layers):
-            out = layer(out)
-            if i < len(layers) - 1:
-                out = out.relu()
-        loss = mse_loss(out, targets)
-        loss.backward()
-        for layer in layers:
-            for parameter in layer.parameters():
-                parameter.data -= LEARNING_RATE * parameter.grad
-            layer.zero_grad()
-        return loss.item()
+        return engine_train_step(layers, inputs, targets).item()
 
     step.parameters = lambda: [p.data for layer in layers for p in layer.parameters()]
     return step

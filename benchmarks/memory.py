@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.engine.tensor import Linear, Tensor, mse_loss
+from autograder.engine.tensor import Linear, Tensor
+from benchmarks.engine_speed import engine_train_step
 
 MIB = 1024 * 1024
 
@@ -43,21 +44,6 @@ def _model(sizes: tuple[int, ...], dtype: type, seed: int = 0) -> list[Linear]:
     ]
 
 
-def _step(layers: list[Linear], x: Tensor, target: Tensor, lr: float = 0.01) -> Tensor:
-    out = x
-    for i, layer in enumerate(layers):
-        out = layer(out)
-        if i < len(layers) - 1:
-            out = out.relu()
-    loss = mse_loss(out, target)
-    loss.backward()
-    for layer in layers:
-        for parameter in layer.parameters():
-            parameter.data -= lr * parameter.grad
-        layer.zero_grad()
-    return loss
-
-
 def measure_memory(
     sizes: tuple[int, ...], batch: int, dtype: type, keep_graph: bool, steps: int = 10
 ) -> MemoryRow:
@@ -74,7 +60,7 @@ def measure_memory(
         peaks = []
         for _ in range(steps):
             tracemalloc.reset_peak()
-            loss = _step(layers, x, target)
+            loss = engine_train_step(layers, x, target)
             history.append(loss if keep_graph else loss.item())
             del loss
             peaks.append(tracemalloc.get_traced_memory()[1] - start)

@@ -5,6 +5,7 @@ import re
 
 import nbformat
 import pytest
+from hidden_lines import distinctive_hidden_lines
 
 from autograder.cohort import BLANK, BUGS, REFERENCE
 from autograder.course import SOLUTIONS_DIR, notebook_path
@@ -58,17 +59,7 @@ def test_table_lists_every_student_and_verdict(demo):
 def hidden_test_lines(assignment):
     """Distinctive lines of the hidden tests (long enough not to occur by chance)."""
     notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
-    lines = set()
-    for cell in notebook.cells:
-        if "### BEGIN HIDDEN TESTS" in cell.source:
-            visible, rest = cell.source.split("### BEGIN HIDDEN TESTS")
-            hidden = rest.split("### END HIDDEN TESTS")[0]
-            lines |= {
-                line.strip()
-                for line in hidden.splitlines()
-                if len(line.strip()) > 30 and line.strip() not in visible
-            }
-    return lines
+    return set().union(*(distinctive_hidden_lines(cell.source) for cell in notebook.cells))
 
 
 def visible_text(html_text):

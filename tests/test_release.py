@@ -4,6 +4,7 @@ import filecmp
 
 import nbformat
 import pytest
+from hidden_lines import distinctive_hidden_lines
 from nbgrader.validator import Validator
 
 from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
@@ -43,13 +44,9 @@ def test_release_has_no_solutions_or_hidden_tests(assignment):
         spec = cell.metadata.get("nbgrader", {})
         if spec.get("solution"):
             assert "raise NotImplementedError()" in released[spec["grade_id"]]
-        if spec.get("grade") and "BEGIN HIDDEN TESTS" in cell.source:
-            visible, rest = cell.source.split("### BEGIN HIDDEN TESTS")
-            hidden = rest.split("### END HIDDEN TESTS")[0]
-            for line in filter(str.strip, hidden.splitlines()):
-                # long lines are specific enough to be a leak, unless the visible part has them
-                if len(line.strip()) > 30 and line not in visible:
-                    assert line not in released[spec["grade_id"]], f"hidden line leaked: {line}"
+        if spec.get("grade"):
+            for line in distinctive_hidden_lines(cell.source):
+                assert line not in released[spec["grade_id"]], f"hidden line leaked: {line}"
     assert all(not c.get("outputs") for c in release.cells if c.cell_type == "code")
 
 
