@@ -35,7 +35,7 @@ class DemoResult:
 
 
 def expected_losses(student: str) -> dict[str, frozenset[str]]:
-    """assignment -> test cells this student should lose points on (None: all of them)."""
+    """assignment -> test cells this student should lose points on (none where absent)."""
     return {bug.assignment: bug.loses for bug in BUGS if bug.student == student}
 
 
@@ -46,12 +46,12 @@ def verdict(student: str, cells: dict[tuple[str, str], dict[str, Score]]) -> str
     for (name, assignment), grades in cells.items():
         if name != student:
             continue
-        lost = {cell for cell, s in grades.items() if s.score < s.max_score}
         if student == BLANK:
             earned = {cell for cell, s in grades.items() if s.score > 0}
             if earned:
                 problems.append(f"{assignment}: blank release earned points on {sorted(earned)}")
             continue
+        lost = {cell for cell, s in grades.items() if s.score < s.max_score}
         should_lose = expected.get(assignment, frozenset())
         if lost != should_lose:
             problems.append(
