@@ -204,6 +204,43 @@ BUGS += (
         edits=(("    optimizer.zero_grad(set_to_none=True)\n", ""),),
         loses=frozenset({"test_mlp_and_step", "test_training_matches_torch"}),
     ),
+    PlantedBug(
+        student="bug-vjp-ignores-gradient",
+        assignment="07-faq",
+        cell="vjp",
+        story="vjp calls y.sum().backward(), ignoring v: every VJP is the column sums of J",
+        edits=(("y.backward(gradient=np.asarray(v, dtype=y.dtype))", "y.sum().backward()"),),
+        loses=frozenset({"test_vjp", "test_jacobian"}),
+    ),
+    PlantedBug(
+        student="bug-clip-each-tensor",
+        assignment="07-faq",
+        cell="clip_grad_norm",
+        story="clip_grad_norm_ clips each gradient by its own norm instead of the joint norm",
+        edits=(
+            (
+                "    scale = min(max_norm / (total + 1e-6), 1.0)\n    for g in grads:\n"
+                "        g *= scale",
+                "    for g in grads:\n        own_norm = np.linalg.norm(g.reshape(-1), norm_type)\n"
+                "        g *= min(max_norm / (own_norm + 1e-6), 1.0)",
+            ),
+        ),
+        loses=frozenset({"test_clip_grad_norm"}),
+    ),
+    PlantedBug(
+        student="bug-sqrt-not-differentiable",
+        assignment="07-faq",
+        cell="sqrt",
+        story="Sqrt saves its derivative as a plain array: create_graph silently gives zeros",
+        edits=(
+            ("ctx.save_for_backward(out)", "ctx.save_for_backward(0.5 / out)  # computed once"),
+            (
+                "(out,) = ctx.saved_tensors\n        return (grad / (2.0 * out),)",
+                "(derivative,) = ctx.saved_tensors\n        return (grad * derivative,)",
+            ),
+        ),
+        loses=frozenset({"test_hvp"}),
+    ),
 )
 
 REFERENCE = "reference"
