@@ -39,3 +39,7 @@ c.GenerateFeedback.preprocessors = [
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
 ]
+
+# The integrity scan (autograder/integrity.py): when True, the tests of an exercise whose
+# code it flags (torch imported, tests patched...) are set to 0 in the gradebook.
+c.CourseIntegrity.zero_flagged_exercises = False
