@@ -40,6 +40,6 @@ c.GenerateFeedback.preprocessors = [
     CSSHTMLHeaderPreprocessor,
 ]
 
-# The integrity scan (autograder/integrity.py): when True, the tests of an exercise whose
+# The integrity scan (autograder/integrity/): when True, the tests of an exercise whose
 # code it flags (torch imported, tests patched...) are set to 0 in the gradebook.
 c.CourseIntegrity.zero_flagged_exercises = False

@@ -145,7 +145,7 @@ def flags_section(report: "AssignmentReport") -> str:
         return title + paragraph(NO_SCAN)
     if not report.flags:
         return title + paragraph("The integrity scan flagged nothing in this assignment.")
-    # integrity.py writes line 0 for a flag about the cell as a whole
+    # the integrity scan writes line 0 for a flag about the cell as a whole
     rows = [
         [f.student, f.cell, "whole cell" if f.line == "0" else f.line, f.rule, f.detail]
         for f in report.flags

@@ -1,0 +1,63 @@
+"""What the integrity scan reports: the Flag record, its rules, and its JSON file.
+
+Kept apart from the scanning so the report and the zeroing can use flags without the AST code.
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One suspicious line of one student's notebook."""
+
+    student: str
+    assignment: str
+    # nbgrader grade_id; "added cell 7 (exercise scalar)" for a cell without one: the 7th
+    # cell of the notebook, counted as the student's work on the exercise named.
+    cell: str
+    line: int  # 1-based line within the cell; 0 when the flag is about the whole cell
+    rule: str  # one of RULES
+    detail: str  # what was found, in words an instructor can act on
+
+
+RULES: dict[str, str] = {
+    "autograd-import": "imports or uses an autograd library (torch, jax...) in the student's code",
+    "monkeypatch": "changes imported modules, builtins or the names the tests rely on",
+    "dynamic-code": "runs code the scan cannot read: exec, eval, compile, dynamic imports, shell",
+    "file-access": "reads files outside the notebook's folder, or paths that cannot be verified",
+    "locked-cell-edited": "a locked cell was edited or deleted (autograde restores it; info only)",
+    "syntax-error": "a cell does not parse, so it was not scanned (a typo, not cheating; info)",
+    "unreadable": "the notebook file could not be read as a notebook",
+}
+
+CHEATING_RULES = frozenset({"autograd-import", "monkeypatch", "dynamic-code", "file-access"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A flag before it knows whose notebook and which cell it is in."""
+
+    line: int
+    rule: str
+    detail: str
+
+    def flag(self, student: str, assignment: str, cell: str) -> Flag:
+        return Flag(student, assignment, cell, self.line, self.rule, self.detail)
+
+
+def unique(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in order of line, each once."""
+    return sorted(set(findings), key=lambda f: (f.line, f.rule, f.detail))
+
+
+def write_flags(flags: list[Flag], path: Path) -> None:
+    """Save flags as a JSON list of objects, for the report and for later zeroing."""
+    path.write_text(json.dumps([asdict(flag) for flag in flags], indent=1) + "\n")
+
+
+def read_flags(path: Path) -> list[Flag]:
+    """Flags saved by ``write_flags``."""
+    return [Flag(**item) for item in json.loads(path.read_text())]
