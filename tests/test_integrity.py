@@ -292,18 +292,27 @@ def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp
     db_url = f"sqlite:///{root / 'gradebook.db'}"
     before = cell_scores(db_url, "mallory", RECIPE)
     assert all(s.score == s.max_score for s in before.values())
-    # ...and zeroing takes the points of the flagged exercise's tests only.
     flags = scan_submissions(root, RECIPE, root / "release")
     assert {f.rule for f in flags} == {"monkeypatch"}
     source = notebook_path(root / "source", RECIPE)
-    zeroed = zero_flagged_exercises(db_url, flags, source)
-    assert sorted(zeroed) == [
+    # An autograd import costs its own exercise only...
+    imports = [Flag("mallory", RECIPE, "scalar", 1, "autograd-import", "imports torch")]
+    assert sorted(zero_flagged_exercises(db_url, imports, source)) == [
         ("mallory", RECIPE, "test_recipe"),
         ("mallory", RECIPE, "test_scalar_ops"),
     ]
     after = cell_scores(db_url, "mallory", RECIPE)
     assert after["test_scalar_ops"].score == after["test_recipe"].score == 0
     assert after["test_no_grad"].score == after["test_no_grad"].max_score
+    # ...while a monkeypatch discredits every test after it, later exercises' too.
+    zeroed = zero_flagged_exercises(db_url, flags, source)
+    assert sorted(zeroed) == [
+        ("mallory", RECIPE, "test_no_grad"),
+        ("mallory", RECIPE, "test_recipe"),
+        ("mallory", RECIPE, "test_scalar_ops"),
+    ]
+    after = cell_scores(db_url, "mallory", RECIPE)
+    assert all(s.score == 0 for s in after.values())
     from nbgrader.api import Gradebook
 
     with Gradebook(db_url) as gradebook:

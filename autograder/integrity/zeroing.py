@@ -14,6 +14,11 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder.integrity.cells import exercise_of_added, nbgrader_metadata, read_notebook
 from autograder.integrity.flags import CHEATING_RULES, Flag
 
+# Code that patches names, runs other code or reads files changes what every later cell
+# does (a patched check passes every test after it), so these flags reach later exercises
+# too; an autograd import only answers its own exercise (later uses are flagged themselves).
+REACHES_LATER_CELLS = frozenset({"monkeypatch", "dynamic-code", "file-access"})
+
 
 class CourseIntegrity(Configurable):
     """The integrity scan's settings, read from nbgrader_config.py."""
@@ -52,6 +57,17 @@ def flagged_exercise(flag: Flag, tests: dict[str, list[str]]) -> str | None:
     return exercise_of_added(flag.cell)
 
 
+def affected_exercises(flag: Flag, tests: dict[str, list[str]]) -> list[str]:
+    """The exercises whose tests a flag discredits: its own, and later ones for some rules."""
+    exercise = flagged_exercise(flag, tests)
+    if exercise not in tests:
+        return []
+    ordered = list(tests)  # notebook order
+    if flag.rule in REACHES_LATER_CELLS:
+        return ordered[ordered.index(exercise) :]
+    return [exercise]
+
+
 def zero_flagged_exercises(
     db_url: str,
     flags: list[Flag],
@@ -59,6 +75,8 @@ def zero_flagged_exercises(
     rules: frozenset[str] = CHEATING_RULES,
 ) -> list[tuple[str, str, str]]:
     """Score 0 for the tests of each flagged exercise, with a comment on its solution cell.
+
+    A flag of a rule in REACHES_LATER_CELLS also zeroes every later exercise's tests.
 
     ``source_notebook`` is the instructor's notebook (source/NN/NN.ipynb): its folder names
     the assignment and its stem the notebook. Only flags of ``rules`` on this assignment
@@ -69,8 +87,9 @@ def zero_flagged_exercises(
     tests = exercises(source_notebook)
     reasons: dict[tuple[str, str], list[Flag]] = {}
     for flag in flags:
-        exercise = flagged_exercise(flag, tests)
-        if flag.rule in rules and flag.assignment == assignment and exercise:
+        if flag.rule not in rules or flag.assignment != assignment:
+            continue
+        for exercise in affected_exercises(flag, tests):
             reasons.setdefault((flag.student, exercise), []).append(flag)
     zeroed: list[tuple[str, str, str]] = []
     with Gradebook(db_url) as gradebook:
