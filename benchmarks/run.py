@@ -3,7 +3,9 @@
 Sections: ``speed`` (reference engine against hand-written NumPy and torch eager on the
 CPU), ``profile`` (where the engine's extra time goes on the largest MLP row), ``memory``
 (a training step with and without keeping the graph) and ``grading`` (nbgrader autograde
-of the demo cohort and the nbval suite). Nothing here asserts anything about time.
+of the demo cohort and the nbval suite). ``autograde-parallel`` (sequential nbgrader against
+parallel autograde on a cohort of 40 submissions) runs only when named. Nothing here asserts
+anything about time.
 """
 
 import argparse
@@ -19,6 +21,8 @@ from autograder.course import REPO_ROOT
 from benchmarks.timing import machine_info, set_threads
 
 SECTIONS = ("speed", "profile", "memory", "grading")
+# Run only when named: it grades the cohort several times over (minutes per mode).
+OPT_IN_SECTIONS = ("autograde-parallel",)
 DEFAULT_OUT = REPO_ROOT / "build" / "bench"
 
 # Targets from the benchmarks issue: ratios of the engine's median to the NumPy floor's.
@@ -61,7 +65,9 @@ def _targets(rows: list[Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen sections, print a table for each, write JSON; exit 0 unless one fails."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
-    parser.add_argument("sections", nargs="*", choices=[[], *SECTIONS], default=[])
+    parser.add_argument(
+        "sections", nargs="*", choices=[[], *SECTIONS, *OPT_IN_SECTIONS], default=[]
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the JSON")
     parser.add_argument("--repeat", type=int, default=25, help="timed samples per workload")
     parser.add_argument("--quick", action="store_true", help="few samples: a smoke run")
@@ -70,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="autograde only the first N students of the demo cohort (default 0: all)",
+    )
+    parser.add_argument(
+        "--submissions",
+        type=int,
+        default=40,
+        help="autograde-parallel: submissions of 00-recipe in the cohort (default 40)",
     )
     parser.add_argument(
         "--threads", type=int, default=None, help="BLAS and torch threads (default: all cores)"
@@ -131,6 +143,23 @@ def main(argv: list[str] | None = None) -> int:
         print(format_grading_table(grading_rows))
         _write_json(
             args.out, "grading", {"machine": info, "rows": [r.as_dict() for r in grading_rows]}
+        )
+
+    if "autograde-parallel" in sections:
+        from benchmarks.parallel_autograde import format_parallel_table, run_parallel_benchmark
+
+        print(
+            f"\n## Parallel autograde: {args.submissions} submissions of 00-recipe, "
+            "sequential nbgrader against autograde(workers=N)"
+        )
+        parallel_rows = run_parallel_benchmark(
+            args.out / "parallel-autograde", submissions=args.submissions
+        )
+        print(format_parallel_table(parallel_rows))
+        _write_json(
+            args.out,
+            "autograde_parallel",
+            {"machine": info, "rows": [r.as_dict() for r in parallel_rows]},
         )
 
     print(f"\nbenchmarks done in {time.perf_counter() - started:.0f} s")

@@ -106,3 +106,16 @@ def test_demo_autograde_timing_on_a_sample_of_the_cohort(tmp_path, monkeypatch):
     assert rows[2].notebooks == 1 and rows[2].seconds > 0
     assert "1 of 2 students" in rows[3].note and "pending" in rows[4].note
     assert len(list((tmp_path / "ws" / "submitted").iterdir())) == 1
+
+
+def test_parallel_autograde_table_and_worker_counts():
+    from benchmarks import parallel_autograde
+
+    assert parallel_autograde.worker_counts(1) == [1, 2]
+    assert parallel_autograde.worker_counts(6) == [1, 2, 4, 6]
+    rows = [
+        parallel_autograde.ModeRow("nbgrader autograde (sequential)", 40, 300.0, 8.0, 1.0, True),
+        parallel_autograde.ModeRow("autograde(workers=2)", 40, 150.0, 16.0, 2.0, True),
+    ]
+    table = parallel_autograde.format_parallel_table(rows)
+    assert "2.00x" in table and "same grades" in table

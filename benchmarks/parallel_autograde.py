@@ -1,0 +1,142 @@
+"""Wall time of parallel autograding against plain sequential ``nbgrader autograde``.
+
+A cohort of N submissions of 00-recipe (the quickest notebook): the demo's reference, blank
+and two planted bugs, copied under distinct student ids. Each mode grades its own copy of
+one released workspace: plain ``nbgrader autograde`` (one process for everyone), then
+``autograder.autograde`` with 1, 2, 4... workers up to the machine's cores. Every mode
+must give the same grades, cell by cell; the table says so. Nothing asserts a time.
+"""
+
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.autograde import autograde
+from autograder.cohort import BLANK, REFERENCE, build_submission
+from autograder.course import NBGRADER_CONFIG, REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.nbgrader_workspace import WORKSPACE_CONFIG, run_nbgrader
+from autograder.release import generate_release
+from autograder.scores import cell_scores
+
+ASSIGNMENT = "00-recipe"
+KINDS = (REFERENCE, BLANK, "bug-power-rule", "bug-no-grad-not-restored")
+DEFAULT_WORKSPACE = REPO_ROOT / "build" / "bench" / "parallel-autograde"
+
+
+@dataclass(frozen=True)
+class ModeRow:
+    """One way of grading the cohort: its wall time, throughput and speedup."""
+
+    mode: str
+    submissions: int
+    seconds: float
+    per_minute: float
+    speedup: float  # sequential nbgrader's time / this mode's
+    same_grades: bool  # cell by cell equal to sequential nbgrader's
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row for the JSON output."""
+        return asdict(self)
+
+
+def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
+    """Release 00-recipe in a fresh workspace and hand in ``submissions`` notebooks."""
+    release = generate_release(root, [ASSIGNMENT])
+    notebooks = {k: build_submission(k, ASSIGNMENT, SOLUTIONS_DIR, release) for k in KINDS}
+    students = []
+    for index in range(submissions):
+        kind = KINDS[index % len(KINDS)]
+        student = f"s{index:03d}-{kind}"
+        target = notebook_path(root / "submitted" / student, ASSIGNMENT)
+        target.parent.mkdir(parents=True)
+        nbformat.write(notebooks[kind], target)
+        students.append(student)
+    return root, students
+
+
+def copy_workspace(template: Path, root: Path) -> Path:
+    """A copy of the template whose nbgrader config points at the copy."""
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(template, root)
+    (root / "nbgrader_config.py").write_text(
+        WORKSPACE_CONFIG.format(
+            repo_config=str(NBGRADER_CONFIG),
+            root=str(root),
+            db_url=f"sqlite:///{root / 'gradebook.db'}",
+        )
+    )
+    return root
+
+
+def grades(root: Path, students: list[str]) -> dict[str, Any]:
+    db_url = f"sqlite:///{root / 'gradebook.db'}"
+    return {s: cell_scores(db_url, s, ASSIGNMENT) for s in students}
+
+
+def worker_counts(cores: int | None = None) -> list[int]:
+    """1, 2, 4... up to the cores (at least 1 and 2)."""
+    cores = cores or os.cpu_count() or 1
+    counts = [1, 2]
+    while counts[-1] * 2 <= cores:
+        counts.append(counts[-1] * 2)
+    if cores > counts[-1]:
+        counts.append(cores)
+    return counts
+
+
+def run_parallel_benchmark(
+    workspace: Path = DEFAULT_WORKSPACE, submissions: int = 40, workers: list[int] | None = None
+) -> list[ModeRow]:
+    """Grade the cohort sequentially with nbgrader, then with ``autograde`` per worker count."""
+    workspace = workspace.resolve()
+    template, students = build_template(workspace / "template", submissions)
+    timings: list[tuple[str, float, dict[str, Any]]] = []
+
+    root = copy_workspace(template, workspace / "sequential")
+    started = time.perf_counter()
+    run_nbgrader(root, "autograde", ASSIGNMENT)
+    timings.append(("nbgrader autograde (sequential)", time.perf_counter() - started, {}))
+    reference = grades(root, students)
+
+    for count in workers or worker_counts():
+        root = copy_workspace(template, workspace / f"workers-{count}")
+        run = autograde(root, ASSIGNMENT, workers=count, progress=False)
+        timings.append((f"autograde(workers={count})", run.wall_seconds, grades(root, students)))
+
+    baseline = timings[0][1]
+    return [
+        ModeRow(
+            mode=mode,
+            submissions=submissions,
+            seconds=seconds,
+            per_minute=60 * submissions / seconds,
+            speedup=baseline / seconds,
+            same_grades=not graded or graded == reference,
+        )
+        for mode, seconds, graded in timings
+    ]
+
+
+def format_parallel_table(rows: list[ModeRow]) -> str:
+    """Mode, submissions, wall time, submissions per minute, speedup, same grades."""
+    from benchmarks.timing import format_table
+
+    header = ["mode", "submissions", "wall time", "per minute", "speedup", "same grades"]
+    body = [
+        [
+            row.mode,
+            str(row.submissions),
+            f"{row.seconds:.1f} s",
+            f"{row.per_minute:.1f}",
+            f"{row.speedup:.2f}x",
+            "yes" if row.same_grades else "NO",
+        ]
+        for row in rows
+    ]
+    return format_table(header, body, right={1, 2, 3, 4})

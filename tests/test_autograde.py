@@ -1,0 +1,303 @@
+"""Parallel autograding: same grades as plain nbgrader, faulty students contained, resumable."""
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+
+import nbformat
+import psutil
+import pytest
+
+from autograder.autograde import JOB_TOKEN_ENV, LOG_NAME, autograde, collect_zip, read_log
+from autograder.cohort import BLANK, REFERENCE, build_submission
+from autograder.course import SOLUTIONS_DIR, notebook_path
+from autograder.grading_seed import student_seed
+from autograder.nbgrader_workspace import WORKSPACE_CONFIG, create_workspace, run_nbgrader
+from autograder.release import generate_release
+from autograder.scores import cell_scores
+
+pytestmark = pytest.mark.slow
+
+RECIPE, GRAPH = "00-recipe", "02-how-it-works"
+# A subset of the demo cohort: reference, blank and the planted bugs of these notebooks.
+COHORT = {
+    RECIPE: [REFERENCE, BLANK, "bug-power-rule", "bug-no-grad-not-restored"],
+    GRAPH: [REFERENCE, "bug-graph-kept"],
+}
+TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
+
+# Faults typed at the top of 00-recipe's no_grad solution cell: the cell stops there, so
+# no_grad is never defined and test_no_grad fails; the cells before it are unaffected.
+FAULTS = {
+    "infinite-loop": "while True:\n    pass\n",
+    "memory-bomb": (
+        "def grow():\n    blocks = []\n    while True:\n        blocks.append(bytearray(2**27))\n"
+        "\n\ngrow()\n"
+    ),
+    "kernel-exit": "import os\n\nos._exit(1)\n",
+}
+
+
+def copy_workspace(template, root):
+    """A copy of a release workspace at ``root`` whose config points at the copy."""
+    shutil.copytree(template, root)
+    (root / "nbgrader_config.py").write_text(
+        WORKSPACE_CONFIG.format(
+            repo_config=str(SOLUTIONS_DIR.parent / "nbgrader_config.py"),
+            root=str(root),
+            db_url=f"sqlite:///{root / 'gradebook.db'}",
+        )
+    )
+    return root
+
+
+def hand_in(root, student, assignment, notebook):
+    target = notebook_path(root / "submitted" / student, assignment)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+
+
+def with_fault(notebook, code):
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "no_grad":
+            cell.source = code + "\n" + cell.source
+    return notebook
+
+
+def row_counts(root):
+    with sqlite3.connect(root / "gradebook.db") as db:
+        count = "SELECT COUNT(*) FROM {}"
+        return {table: db.execute(count.format(table)).fetchone()[0] for table in TABLES}
+
+
+def scores(root, student, assignment):
+    return cell_scores(f"sqlite:///{root / 'gradebook.db'}", student, assignment)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """A released workspace for the two notebooks, with the cohort subset handed in."""
+    root = tmp_path_factory.mktemp("autograde") / "template"
+    release = generate_release(root, [RECIPE, GRAPH])
+    for assignment, students in COHORT.items():
+        for student in students:
+            notebook = build_submission(student, assignment, SOLUTIONS_DIR, release)
+            hand_in(root, student, assignment, notebook)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sequential(template):
+    """The cohort graded by plain ``nbgrader autograde``, one submission after the other."""
+    root = copy_workspace(template, template.parent / "sequential")
+    for assignment in COHORT:
+        run_nbgrader(root, "autograde", assignment)
+    return root
+
+
+@pytest.fixture(scope="module")
+def parallel(template):
+    root = copy_workspace(template, template.parent / "parallel")
+    runs = {a: autograde(root, a, workers=2, progress=False) for a in COHORT}
+    return root, runs
+
+
+def test_parallel_grades_equal_sequential_nbgrader_cell_by_cell(parallel, sequential):
+    root, runs = parallel
+    for assignment, students in COHORT.items():
+        assert sorted(r.student for r in runs[assignment].records) == sorted(students)
+        assert {r.status for r in runs[assignment].records} == {"graded"}
+        for student in students:
+            got = scores(root, student, assignment)
+            assert got == scores(sequential, student, assignment), (student, assignment)
+            assert notebook_path(root / "autograded" / student, assignment).is_file()
+    assert row_counts(root) == row_counts(sequential)
+
+
+def test_log_has_one_record_per_submission_with_its_seed(parallel):
+    root, _ = parallel
+    records = read_log(root)
+    assert len(records) == sum(len(s) for s in COHORT.values())
+    for record in records:
+        assert set(record) == {
+            "student",
+            "assignment",
+            "status",
+            "seconds",
+            "seed",
+            "message",
+            "finished_at",
+        }
+        assert record["seed"] == student_seed(record["student"], record["assignment"])
+    assert not list(root.glob(".autograde-jobs-*")), "job folders are cleaned up"
+
+
+def test_resume_skips_graded_and_regrades_changed_or_named(parallel):
+    root, _ = parallel
+    before = row_counts(root)
+    run = autograde(root, RECIPE, workers=2, progress=False)
+    assert {r.status for r in run.records} == {"skipped"}
+    assert len(read_log(root)) == sum(len(s) for s in COHORT.values())  # skips not logged
+    # A submission handed in again after grading is graded again, and only it.
+    changed = notebook_path(root / "submitted" / BLANK, RECIPE)
+    os.utime(changed, (time.time() + 5, time.time() + 5))
+    run = autograde(root, RECIPE, workers=2, progress=False)
+    graded = [r.student for r in run.records if r.status == "graded"]
+    assert graded == [BLANK]
+    run = autograde(root, RECIPE, students=[REFERENCE], progress=False)
+    assert [(r.student, r.status) for r in run.records] == [(REFERENCE, "graded")]
+    assert row_counts(root) == before  # regrading adds no rows
+
+
+@pytest.fixture(scope="module")
+def faulty(template, sequential):
+    """Honest students graded together with an infinite loop, a memory bomb and os._exit."""
+    root = copy_workspace(template, template.parent / "faulty")
+    shutil.rmtree(root / "submitted")
+    reference = nbformat.read(notebook_path(template / "submitted" / REFERENCE, RECIPE), 4)
+    for student in (REFERENCE, "bug-power-rule"):
+        shutil.copytree(template / "submitted" / student, root / "submitted" / student)
+    for student, code in FAULTS.items():
+        hand_in(root, student, RECIPE, with_fault(nbformat.from_dict(reference), code))
+    run = autograde(root, RECIPE, workers=2, cell_timeout=12, memory_limit_mb=2048, progress=False)
+    return root, run
+
+
+def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
+    root, run = faulty
+    status = {r.student: r.status for r in run.records}
+    assert status == {
+        REFERENCE: "graded",
+        "bug-power-rule": "graded",
+        "infinite-loop": "timeout",
+        "memory-bomb": "memory",
+        "kernel-exit": "kernel-died",
+    }
+    for student in (REFERENCE, "bug-power-rule"):
+        assert scores(root, student, RECIPE) == scores(sequential, student, RECIPE)
+    # The loop and the bomb stop no_grad's cell: only test_no_grad is lost.
+    for student in ("infinite-loop", "memory-bomb"):
+        got = scores(root, student, RECIPE)
+        assert got["test_no_grad"].score == 0
+        assert all(s.score == s.max_score for n, s in got.items() if n != "test_no_grad")
+    # A dead kernel saves nothing: in the gradebook with 0 everywhere, no autograded copy.
+    died = scores(root, "kernel-exit", RECIPE)
+    assert died and all(s.score == 0 for s in died.values())
+    assert not (root / "autograded" / "kernel-exit").exists()
+    assert (root / "autograde_logs" / RECIPE / "kernel-exit.txt").is_file()
+    with sqlite3.connect(root / "gradebook.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0] == 5
+
+
+SEED_PROBE = (
+    "import os\n\nfrom autograder.grading_seed import SEED_ENV, hidden_rng\n\n"
+    "print(os.environ.get(SEED_ENV), hidden_rng().integers(10**9))"
+)
+
+
+@pytest.fixture(scope="module")
+def probe_template(tmp_path_factory):
+    """A course with one tiny assignment ``probe``: a seed-printing cell and a graded one."""
+    base = tmp_path_factory.mktemp("probe")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(nbformat.v4.new_code_cell(SEED_PROBE))
+    test = nbformat.v4.new_code_cell("assert hidden_rng() is not None")
+    test.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": "test_probe",
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    notebook.cells.append(test)
+    path = notebook_path(base / "solutions", "probe")
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+    root = create_workspace(base / "template", base / "solutions")
+    run_nbgrader(root, "generate_assignment", "probe")
+    return root
+
+
+@pytest.fixture
+def probe(probe_template, tmp_path):
+    """A fresh copy of the probe course and its released notebook."""
+    root = copy_workspace(probe_template, tmp_path / "course")
+    return root, nbformat.read(notebook_path(root / "release", "probe"), 4)
+
+
+def seed_output(root, student):
+    notebook = nbformat.read(notebook_path(root / "autograded" / student, "probe"), 4)
+    return notebook.cells[0].outputs[0]["text"].split()
+
+
+def test_each_kernel_sees_its_students_seed_and_force_regrades_the_same(probe):
+    root, release = probe
+    for student in ("ada", "grace"):
+        hand_in(root, student, "probe", release)
+    first = autograde(root, "probe", workers=2, progress=False)
+    assert {r.status for r in first.records} == {"graded"}
+    draws = {}
+    for student in ("ada", "grace"):
+        seed, draw = seed_output(root, student)
+        assert int(seed) == student_seed(student, "probe")
+        draws[student] = draw
+    assert draws["ada"] != draws["grace"]
+    assert {r.status for r in autograde(root, "probe", progress=False).records} == {"skipped"}
+    again = autograde(root, "probe", workers=2, force=True, progress=False)
+    assert {r.status for r in again.records} == {"graded"}
+    assert {s: seed_output(root, s)[1] for s in draws} == draws  # same draws on a regrade
+
+
+def test_wall_clock_limit_kills_a_kernel_that_ignores_interrupts(probe):
+    root, release = probe
+    stubborn = nbformat.from_dict(release)
+    stubborn.cells[
+        0
+    ].source = (
+        "import signal, time\n\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(600)"
+    )
+    hand_in(root, "stubborn", "probe", stubborn)
+    # Honest students next to a faulty one are the faulty fixture's business.
+    run = autograde(root, "probe", submission_timeout=8, progress=False)
+    assert [(r.student, r.status) for r in run.records] == [("stubborn", "timeout")]
+    assert "time limit" in run.records[0].message
+    assert scores(root, "stubborn", "probe")["test_probe"].score == 0
+    leftovers = []
+    for process in psutil.process_iter():
+        try:
+            if str(root) in process.environ().get(JOB_TOKEN_ENV, ""):
+                leftovers.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    assert leftovers == [], "the ignored kernel was killed with its nbgrader"
+    logged = {r["student"]: r["status"] for r in json.loads((root / LOG_NAME).read_text())}
+    assert logged == {"stubborn": "timeout"}
+
+
+def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path):
+    import zipfile
+
+    root, release = probe
+    archive = tmp_path / "hand-in.zip"
+    text = nbformat.writes(release)
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("ada_probe.ipynb", text)
+        handle.writestr("downloads/grace/probe.ipynb", text)
+        handle.writestr("__MACOSX/._ada_probe.ipynb", "junk")
+        handle.writestr("notes.txt", "not a notebook")
+    assert collect_zip(root, "probe", archive) == ["ada", "grace"]
+    for student in ("ada", "grace"):
+        assert notebook_path(root / "submitted" / student, "probe").is_file()
+    not_zip = tmp_path / "not.zip"
+    not_zip.write_text("hello")
+    with pytest.raises(Exception, match="not a zip file"):
+        collect_zip(root, "probe", not_zip)
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as handle:
+        handle.writestr("notes.txt", "nothing")
+    with pytest.raises(Exception, match="holds no notebook"):
+        collect_zip(root, "probe", empty)
