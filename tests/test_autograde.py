@@ -1,5 +1,7 @@
 """Parallel autograding: same grades as plain nbgrader, faulty students contained, resumable."""
 
+import dataclasses
+import datetime as dt
 import json
 import os
 import shutil
@@ -9,8 +11,19 @@ import time
 import nbformat
 import psutil
 import pytest
+from nbgrader.api import Gradebook
 
-from autograder.autograde import JOB_TOKEN_ENV, LOG_NAME, autograde, collect_zip, read_log
+from autograder.autograde import (
+    JOB_TOKEN_ENV,
+    LOG_NAME,
+    autograde,
+    collect_zip,
+    load_course,
+    read_log,
+    snapshot_gradebook,
+)
+from autograder.autograde.jobs import Job, prepare_job
+from autograder.autograde.merge import copy_auto_grades
 from autograder.cohort import BLANK, REFERENCE, build_submission
 from autograder.course import SOLUTIONS_DIR, notebook_path
 from autograder.grading_seed import student_seed
@@ -149,6 +162,37 @@ def test_resume_skips_graded_and_regrades_changed_or_named(parallel):
     run = autograde(root, RECIPE, students=[REFERENCE], progress=False)
     assert [(r.student, r.status) for r in run.records] == [(REFERENCE, "graded")]
     assert row_counts(root) == before  # regrading adds no rows
+
+
+def test_a_jobs_gradebook_holds_no_other_students_data(parallel, tmp_path):
+    """The student's kernel can read its job folder: no one else's grades, comments, names."""
+    root, _ = parallel
+    course = dataclasses.replace(load_course(root), gradebook=tmp_path / "course.db")
+    shutil.copyfile(root / "gradebook.db", course.gradebook)
+    with Gradebook(course.db_url) as book:
+        book.update_or_create_student(REFERENCE, first_name="Ada", email="ada@example.org")
+        book.find_submission(RECIPE, REFERENCE).extension = dt.timedelta(days=2)
+        book.db.commit()
+    other = b"bug-no-grad-not-restored"  # a student id found nowhere in the assignments
+    assert other in course.gradebook.read_bytes()
+    (tmp_path / "snapshot").mkdir()
+    snapshot = snapshot_gradebook(course, tmp_path / "snapshot" / "gradebook.db")
+    assert row_counts(snapshot.parent) == dict.fromkeys(TABLES, 0)
+    assert other not in snapshot.read_bytes(), "removed rows must not linger in free pages"
+    with Gradebook(f"sqlite:///{snapshot}") as book:
+        assert sorted(a.name for a in book.assignments) == sorted(COHORT)
+    # The job's gradebook adds the graded student's own rows, extension included.
+    job = Job(REFERENCE, RECIPE, tmp_path / "job", 0, None, None, None)
+    prepare_job(course, job, snapshot)
+    assert other not in job.gradebook.read_bytes()
+    with Gradebook(job.db_url) as book:
+        assert [s.id for s in book.students] == [REFERENCE]
+        assert book.find_submission(RECIPE, REFERENCE).extension == dt.timedelta(days=2)
+    expected = scores(root, REFERENCE, RECIPE)
+    copy_auto_grades(job.db_url, course, RECIPE, REFERENCE)  # the merge keeps the name
+    with Gradebook(course.db_url) as book:
+        assert book.find_student(REFERENCE).first_name == "Ada"
+    assert cell_scores(course.db_url, REFERENCE, RECIPE) == expected
 
 
 @pytest.fixture(scope="module")
