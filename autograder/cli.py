@@ -104,7 +104,33 @@ def _autograde(args: argparse.Namespace) -> int:
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
     for record in run.failures:
         print(f"  {record.student}: {record.status}: {record.message}")
+    _scan(course, args.assignment, args.zero_flagged)
     return 0
+
+
+def _scan(course, assignment: str, zero_flagged: bool) -> None:
+    """The integrity scan after grading: flags to integrity.json, zeroing if configured."""
+    from autograder.integrity import FLAGS_NAME, scan_assignment, zero_flagged_setting
+
+    zero = zero_flagged or zero_flagged_setting(course.config)
+    release = course.release if (course.release / assignment).is_dir() else None
+    flags, zeroed = scan_assignment(
+        course.root, assignment, course.source, release, course.db_url, zero=zero
+    )
+    students = sorted({flag.student for flag in flags})
+    print(
+        f"integrity scan: {len(flags)} flags on {len(students)} students "
+        f"({course.root / FLAGS_NAME}); {len(zeroed)} test grades set to 0"
+        + ("" if zero else " (zeroing is off: c.CourseIntegrity.zero_flagged_exercises)")
+    )
+    for flag in flags:
+        print(f"  {flag.student}: {flag.cell}, line {flag.line}: {flag.rule}: {flag.detail}")
+
+
+def _redteam(args: argparse.Namespace) -> int:
+    from autograder.redteam import main as redteam_main
+
+    return redteam_main(args.workspace)
 
 
 def _feedback(args: argparse.Namespace) -> int:
@@ -199,6 +225,11 @@ def _add_grading_commands(commands) -> None:
     grade.add_argument(
         "--zip", type=Path, metavar="FILE", help="first collect submissions from this zip"
     )
+    grade.add_argument(
+        "--zero-flagged",
+        action="store_true",
+        help="set flagged exercises' tests to 0, as c.CourseIntegrity.zero_flagged_exercises",
+    )
     grade.set_defaults(run=_autograde)
 
     feedback = commands.add_parser(
@@ -219,6 +250,12 @@ def _add_grading_commands(commands) -> None:
     _add_root(report)
     report.add_argument("--out", type=Path, metavar="DIR", help="default: ROOT/report")
     report.set_defaults(run=_report)
+
+    redteam = commands.add_parser(
+        "redteam", help="grade cheating and honest submissions together; print what each got"
+    )
+    redteam.add_argument("--workspace", type=Path, default=Path("build/redteam"))
+    redteam.set_defaults(run=_redteam)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,6 +18,7 @@ class Course:
     root: Path
     config: Path
     source: Path
+    release: Path  # what students were given: the integrity scan compares against it
     submitted: Path
     autograded: Path
     gradebook: Path  # the sqlite file
@@ -50,6 +51,7 @@ def load_course(root: Path) -> Course:
         root=course_root,
         config=config_path,
         source=course_root / coursedir.source_directory,
+        release=course_root / coursedir.release_directory,
         submitted=course_root / coursedir.submitted_directory,
         autograded=course_root / coursedir.autograded_directory,
         gradebook=gradebook,

@@ -11,10 +11,12 @@ flagged exercise are set to 0 in the gradebook, with a comment saying why.
 
 Modules: ``flags`` (what is reported), ``cells``, ``locked`` and ``notebook_names`` (reading
 a notebook), ``syntax`` and ``scanner`` (reading code), one ``*_rule`` module per rule,
-``code_rules`` (one cell), ``scan`` (whole submissions), ``zeroing`` (the gradebook).
+``code_rules`` (one cell), ``scan`` (whole submissions), ``zeroing`` (the gradebook),
+``record`` (the scan as a grading step).
 """
 
 from autograder.integrity.flags import CHEATING_RULES, RULES, Flag, read_flags, write_flags
+from autograder.integrity.record import FLAGS_NAME, record_flags, scan_assignment
 from autograder.integrity.scan import scan_notebook, scan_submissions
 from autograder.integrity.zeroing import (
     CourseIntegrity,
@@ -24,10 +26,13 @@ from autograder.integrity.zeroing import (
 
 __all__ = [
     "CHEATING_RULES",
+    "FLAGS_NAME",
     "RULES",
     "CourseIntegrity",
     "Flag",
     "read_flags",
+    "record_flags",
+    "scan_assignment",
     "scan_notebook",
     "scan_submissions",
     "write_flags",

@@ -1,0 +1,81 @@
+"""The red team: cheats graded in one run with honest students, by the real nbgrader.
+
+Every cheat must end contained (no undue points unless flagged, none after zeroing, the
+expected status), the run must finish with a record for everyone, the honest students'
+grades must be what they get alone, and the report must show the flags and failures.
+"""
+
+import html
+
+import pytest
+
+from autograder.redteam import CHEATS, HONEST, format_red_team, run_red_team
+from autograder.report import write_report
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def red_team(tmp_path_factory):
+    return run_red_team(tmp_path_factory.mktemp("red-team") / "course")
+
+
+@pytest.mark.parametrize("cheat", CHEATS, ids=lambda cheat: cheat.student)
+def test_each_cheat_is_contained(red_team, cheat):
+    row = next(r for r in red_team.cheats if r.student == cheat.student)
+    assert not row.verdict, f"{cheat.student} ({cheat.story}): {row.verdict}"
+
+
+def test_the_run_grades_everyone(red_team):
+    graded = {record.student for record in red_team.run.records}
+    assert graded == {*HONEST, *(cheat.student for cheat in CHEATS)}
+
+
+def test_honest_students_are_graded_as_alone(red_team):
+    assert red_team.honest_problems() == []
+
+
+def test_cheats_that_earn_points_are_the_flagged_ones(red_team):
+    # The run must really be tested by cheats that work: some earn points until zeroed.
+    earning = [row for row in red_team.cheats if row.score.score > row.honest_points]
+    assert earning, "no cheat earned undue points: the red team tests nothing"
+    assert all(row.flagged_rules and row.zeroed.score <= row.honest_points for row in earning)
+
+
+def test_table_lists_every_student(red_team):
+    table = format_red_team(red_team)
+    for student in (*HONEST, *(cheat.student for cheat in CHEATS)):
+        assert student in table
+    assert "NO" not in table.split("\n\n")[0], table
+
+
+def test_report_shows_flags_and_failures(red_team):
+    (page,) = write_report(red_team.root, ["00-recipe"], red_team.root / "report")
+    text = html.unescape(page.read_text())
+    for row in red_team.cheats:
+        for rule in row.expected_flags:
+            assert rule in text
+        if row.expected_status != "graded":
+            assert row.expected_status in text
+    assert "cheat-kernel-exit" in text and "cheat-infinite-loop" in text
+
+
+def test_verdict_catches_an_uncontained_cheat(red_team):
+    # Plant a failure: pretend the scan missed the checks being patched.
+    row = next(r for r in red_team.cheats if r.student == "cheat-torch-inside-engine")
+    unflagged = type(row)(**{**row.__dict__, "flags": []})
+    assert "not flagged" in unflagged.verdict and "unflagged" in unflagged.verdict
+
+
+def test_autograde_command_scans_after_grading(red_team, capsys):
+    # Everything is graded already, so the command only resumes, then scans.
+    from autograder.cli import main
+    from autograder.integrity import read_flags
+
+    (red_team.root / "integrity.json").unlink()
+    assert main(["autograde", "00-recipe", "--root", str(red_team.root)]) == 0
+    out = capsys.readouterr().out
+    assert "zeroing is off" in out
+    assert "cheat-patch-checks: scalar, line" in out and "monkeypatch" in out
+    flagged = {flag.student for flag in read_flags(red_team.root / "integrity.json")}
+    assert flagged == {row.student for row in red_team.cheats if row.flags}
