@@ -11,8 +11,10 @@ from pathlib import Path
 
 from autograder.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
 from autograder.course import REPO_ROOT, SOLUTIONS_DIR, assignments
+from autograder.integrity import Flag, scan_assignment
 from autograder.nbgrader_workspace import run_nbgrader
 from autograder.release import generate_release, publish_release
+from autograder.report import write_report
 from autograder.scores import Score, cell_scores, read_export
 
 DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
@@ -28,6 +30,8 @@ class DemoResult:
     notebook_scores: dict[tuple[str, str], Score]
     cell_scores: dict[tuple[str, str], dict[str, Score]]
     verdicts: dict[str, str]  # student -> "" when as expected, else what went wrong
+    flags: list[Flag]  # the integrity scan's: an honest cohort has none
+    reports: list[Path]  # one HTML grading report per assignment
 
     @property
     def as_expected(self) -> bool:
@@ -72,6 +76,13 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
         run_nbgrader(workspace, "autograde", assignment, "--force")
     run_nbgrader(workspace, "export", "--to", str(workspace / "grades.csv"))
     db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    flags = [
+        flag
+        for assignment in ids
+        for flag in scan_assignment(
+            workspace, assignment, workspace / "source", release_dir, db_url
+        )[0]
+    ]
     cells = {
         (s, a): cell_scores(db_url, s, a) for s in cohort for a in submitted_assignments(s, ids)
     }
@@ -82,6 +93,8 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
         notebook_scores=read_export(workspace / "grades.csv"),
         cell_scores=cells,
         verdicts={s: verdict(s, cells) for s in cohort},
+        flags=flags,
+        reports=write_report(workspace, ids, workspace / "report"),
     )
 
 
@@ -123,4 +136,10 @@ def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
         f"{len(result.assignments)} notebooks) with nbgrader in "
         f"{time.perf_counter() - started:.0f} s; workspace: {workspace}"
     )
-    return 0 if result.as_expected else 1
+    print(f"integrity scan: {len(result.flags)} flags (an honest cohort should have none)")
+    for flag in result.flags:
+        print(
+            f"  {flag.student} {flag.assignment} {flag.cell}:{flag.line} {flag.rule}: {flag.detail}"
+        )
+    print(f"grading reports: {result.reports[0].parent.parent}/<assignment>/report.html")
+    return 0 if result.as_expected and not result.flags else 1

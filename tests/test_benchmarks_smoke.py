@@ -104,7 +104,7 @@ def test_demo_autograde_timing_on_a_sample_of_the_cohort(tmp_path, monkeypatch):
         "autograde 00-recipe",
     ]
     assert rows[2].notebooks == 1 and rows[2].seconds > 0
-    assert "1 of 2 students" in rows[3].note and "pending" in rows[4].note
+    assert "1 of 2 students" in rows[3].note and "autograde-parallel" in rows[4].note
     assert len(list((tmp_path / "ws" / "submitted").iterdir())) == 1
 
 

@@ -15,7 +15,16 @@ def test_help_lists_the_subcommands():
         text=True,
         check=True,
     )
-    for command in ("release", "sync-engine", "demo", "autograde", "feedback", "export", "report"):
+    for command in (
+        "release",
+        "sync-engine",
+        "demo",
+        "autograde",
+        "feedback",
+        "export",
+        "report",
+        "redteam",
+    ):
         assert command in result.stdout
 
 

@@ -49,6 +49,18 @@ def test_export_and_gradebook_agree(demo):
         assert sum(s.max_score for s in cells.values()) == pytest.approx(exported.max_score)
 
 
+def test_the_honest_demo_cohort_raises_no_integrity_flag(demo):
+    assert demo.flags == []
+
+
+def test_a_grading_report_per_assignment_lists_every_student(demo):
+    assert [page.parent.name for page in demo.reports] == demo.assignments
+    for page in demo.reports:
+        text = page.read_text()
+        graded = {s for (s, a) in demo.cell_scores if a == page.parent.name}
+        assert all(student in text for student in graded), page
+
+
 def test_table_lists_every_student_and_verdict(demo):
     table = format_table(demo)
     for student in demo.students:
