@@ -89,6 +89,10 @@ def run_menu(page, item: str) -> None:
 def test_student_notebook_and_formgrader_in_chromium(browser_ready, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
+    # expect() waits 5 s by default, not the page's timeout: too short for JupyterLab to
+    # render a notebook while the rest of the suite loads both cores.
+    expect.set_options(timeout=PAGE_MS)
+
     started = time.perf_counter()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     root = copy_course(REPO_ROOT, tmp_path / "course-root")
