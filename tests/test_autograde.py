@@ -230,7 +230,11 @@ def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
     died = scores(root, "kernel-exit", RECIPE)
     assert died and all(s.score == 0 for s in died.values())
     assert not (root / "autograded" / "kernel-exit").exists()
-    assert (root / "autograde_logs" / RECIPE / "kernel-exit.txt").is_file()
+    kept = (root / "autograde_logs" / RECIPE / "kernel-exit.txt").read_text()
+    # A dead kernel is graded once more (it may have died of something passing).
+    assert "=== second attempt ===" in kept
+    died_record = next(r for r in run.records if r.student == "kernel-exit")
+    assert "twice" in died_record.message
     with sqlite3.connect(root / "gradebook.db") as db:
         assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0] == 5
 
@@ -345,3 +349,21 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
         handle.writestr("notes.txt", "nothing")
     with pytest.raises(Exception, match="holds no notebook"):
         collect_zip(root, "probe", empty)
+
+
+def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
+    from autograder.autograde.jobs import JobResult
+    from autograder.autograde.run import after_retry
+
+    job = Job("ada", RECIPE, tmp_path, 1, None, None, None)
+    died = JobResult(job, "kernel-died", "the kernel died", 3.0, False, "first output")
+    graded = JobResult(job, "graded", "", 5.0, True, "second output")
+    assert after_retry(graded, None) == graded
+    recovered = after_retry(graded, died)
+    assert recovered.status == "graded" and recovered.seconds == 8.0
+    assert "died on the first attempt" in recovered.message
+    assert "first output" in recovered.output and "second output" in recovered.output
+    again = after_retry(
+        dataclasses.replace(graded, status="kernel-died", message="the kernel died"), died
+    )
+    assert again.status == "kernel-died" and "twice" in again.message

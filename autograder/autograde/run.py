@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.autograde.course import check_gradable, load_course
@@ -103,6 +104,7 @@ def run_pool(
     threads = threads_per_job(workers)
     pending = list(reversed(jobs))
     active: dict[Future, Job] = {}
+    first_deaths: dict[Path, JobResult] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             while pending or active:
@@ -117,7 +119,28 @@ def run_pool(
                         result = future.result()
                     except Exception as error:  # a bug here, not in the student's code
                         result = JobResult(job, "error", repr(error), 0.0, False, "")
-                    record(result)
+                    if result.status == "kernel-died" and job.folder not in first_deaths:
+                        # A kernel can die of something passing (the machine, not the
+                        # student's code): grade once more before giving every cell 0.
+                        first_deaths[job.folder] = result
+                        shutil.rmtree(job.folder, ignore_errors=True)
+                        pending.append(job)
+                        continue
+                    record(after_retry(result, first_deaths.get(job.folder)))
         except BaseException:
             running.kill_all()
             raise
+
+
+def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
+    """A job's result, saying so when it is a second attempt after the kernel died."""
+    if first is None:
+        return result
+    if result.status == "kernel-died":
+        message = result.message + " (twice: it was graded a second time and died again)"
+    else:
+        message = "; ".join(
+            m for m in ("the kernel died on the first attempt, graded again", result.message) if m
+        )
+    output = first.output + "\n=== second attempt ===\n" + result.output
+    return replace(result, message=message, output=output, seconds=first.seconds + result.seconds)
