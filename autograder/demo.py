@@ -16,6 +16,7 @@ from autograder.nbgrader_workspace import run_nbgrader
 from autograder.release import generate_release, publish_release
 from autograder.report import write_report
 from autograder.scores import Score, cell_scores, read_export
+from autograder.text_table import format_columns
 
 DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
 
@@ -108,18 +109,11 @@ def format_table(result: DemoResult) -> str:
     for student in result.students:
         handed_in = [a for a in result.assignments if (student, a) in result.cell_scores]
         scores = {a: result.notebook_scores[(student, a)] for a in handed_in}
-        total = Score(
-            sum(s.score for s in scores.values()), sum(s.max_score for s in scores.values())
-        )
+        total = Score.total(scores.values())
         check = "yes" if not result.verdicts[student] else "NO: " + result.verdicts[student]
         cells = [str(scores[a]) if a in scores else "-" for a in result.assignments]
         rows.append([student, *cells, str(total), check])
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    lines = []
-    for row in [header, *rows]:
-        cells = [value.ljust(width) for value, width in zip(row, widths, strict=False)]
-        lines.append("  ".join([*cells, row[-1]]))
-    lines.insert(1, "-" * len(lines[0]))
+    lines = format_columns(header, rows)
     lines.append("")
     lines.extend(f"  {student}: {stories[student]}" for student in result.students)
     lines.append("  -: not handed in (a planted student hands in only the notebook with the bug)")

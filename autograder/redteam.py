@@ -22,6 +22,7 @@ from autograder.integrity import CHEATING_RULES, Flag, scan_assignment
 from autograder.nbgrader_workspace import create_workspace
 from autograder.release import generate_release
 from autograder.scores import Score, cell_scores
+from autograder.text_table import format_columns
 
 ASSIGNMENT = "00-recipe"
 HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded alongside
@@ -300,34 +301,26 @@ def run_red_team(
 
 def total(db_url: str, student: str) -> Score:
     """A student's score on the assignment, summed over its test cells."""
-    cells = cell_scores(db_url, student, ASSIGNMENT)
-    return Score(sum(s.score for s in cells.values()), sum(s.max_score for s in cells.values()))
+    return Score.total(cell_scores(db_url, student, ASSIGNMENT).values())
 
 
 def format_red_team(result: RedTeamResult) -> str:
     """The red-team table: each cheat's score before and after zeroing, its flags, verdict."""
     header = ["student", "status", "score", "after zeroing", "flagged", "contained"]
-    lines = [header]
+    rows = []
     for row in result.cheats:
         flagged = ", ".join(sorted(row.flagged_rules)) or "no"
         contained = "yes" if not row.verdict else "NO: " + row.verdict
-        lines.append([row.student, row.status, str(row.score), str(row.zeroed), flagged, contained])
+        rows.append([row.student, row.status, str(row.score), str(row.zeroed), flagged, contained])
     statuses = {record.student: record.status for record in result.run.records}
     problems = result.honest_problems()
     for student, cells in result.honest_cells.items():
-        score = Score(
-            sum(s.score for s in cells.values()), sum(s.max_score for s in cells.values())
-        )
+        score = Score.total(cells.values())
         unchanged = "NO" if any(p.startswith(student) for p in problems) else "unchanged"
-        lines.append(
+        rows.append(
             [student, statuses.get(student, "missing"), str(score), str(score), "no", unchanged]
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
-    text = [
-        "  ".join([*(v.ljust(w) for v, w in zip(line, widths, strict=False)), line[-1]])
-        for line in lines
-    ]
-    text.insert(1, "-" * len(text[0]))
+    text = format_columns(header, rows)
     text.append("")
     text.extend(f"  {row.student}: {row.story}" for row in result.cheats)
     text.append(f"  {', '.join(HONEST)}: honest students graded in the same run")

@@ -1,6 +1,7 @@
 """Reading grades back: nbgrader's CSV export, and per-cell scores from the gradebook."""
 
 import csv
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,12 @@ class Score:
 
     def __str__(self) -> str:
         return f"{self.score:g}/{self.max_score:g}"
+
+    @classmethod
+    def total(cls, scores: "Iterable[Score]") -> "Score":
+        """The sum of several scores: points earned out of points possible."""
+        scores = list(scores)
+        return cls(sum(s.score for s in scores), sum(s.max_score for s in scores))
 
 
 def read_export(csv_path: Path) -> dict[tuple[str, str], Score]:
