@@ -228,6 +228,24 @@ BUGS += (
         loses=frozenset({"test_clip_grad_norm"}),
     ),
     PlantedBug(
+        student="bug-flow-checks-requires-grad",
+        assignment="07-faq",
+        cell="gradient_flow",
+        story="parameters_without_grad lists frozen parameters, not those without a gradient",
+        edits=(("if parameter.grad is None]", "if not parameter.requires_grad]"),),
+        loses=frozenset({"test_gradient_flow"}),
+    ),
+    PlantedBug(
+        student="bug-encoder-not-frozen",
+        assignment="07-faq",
+        cell="transfer_step",
+        story="transfer_step runs the encoder outside no_grad, so the encoder gets gradients",
+        edits=(
+            ("    with no_grad():\n        features = encoder(x)", "    features = encoder(x)"),
+        ),
+        loses=frozenset({"test_transfer_step"}),
+    ),
+    PlantedBug(
         student="bug-sqrt-not-differentiable",
         assignment="07-faq",
         cell="sqrt",
