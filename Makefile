@@ -55,4 +55,4 @@ bench: $(STAMP)
 # The check suite and every solution notebook with torch on CUDA (float32 with TF32 off,
 # float64), with a per-device summary; without CUDA it says why and exits 0.
 gpu-check: $(STAMP)
-	$(BIN)/python -m autograder.gpu_check
+	$(BIN)/python -m autograder.grading.gpu_check

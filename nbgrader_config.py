@@ -7,7 +7,7 @@ the student release that nbgrader generates from it lives in course/.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
-from autograder.feedback import HideHiddenTestTracebacks
+from autograder.grading.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
 
 c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
 
@@ -40,6 +40,6 @@ c.GenerateFeedback.preprocessors = [
     CSSHTMLHeaderPreprocessor,
 ]
 
-# The integrity scan (autograder/integrity/): when True, the tests of an exercise whose
+# The integrity scan (autograder/grading/integrity/): when True, the tests of an exercise whose
 # code it flags (torch imported, tests patched...) are set to 0 in the gradebook.
 c.CourseIntegrity.zero_flagged_exercises = False

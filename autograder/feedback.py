@@ -1,29 +1,6 @@
-"""Feedback that keeps hidden tests hidden, tracebacks included."""
+"""Old import path of the feedback preprocessor: existing nbgrader_config.py files import
+``HideHiddenTestTracebacks`` from here, and its class name is their config section."""
 
-from nbconvert.exporters.exporter import ResourcesDict
-from nbformat.notebooknode import NotebookNode
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from autograder.grading.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
 
-
-class HideHiddenTestTracebacks(NbGraderPreprocessor):
-    """In cells with hidden tests, reduce each error to its one-line message.
-
-    nbgrader's ClearHiddenTests removes hidden tests from a cell's source, but the
-    traceback of a failing hidden test still quotes its lines. Run this before it: the
-    student keeps the assertion message, which our checks write to be actionable.
-    """
-
-    begin_test_delimeter = Unicode(
-        "BEGIN HIDDEN TESTS", help="The delimiter marking the beginning of hidden tests"
-    ).tag(config=True)
-
-    def preprocess_cell(
-        self, cell: NotebookNode, resources: ResourcesDict, cell_index: int
-    ) -> tuple[NotebookNode, ResourcesDict]:
-        if cell.cell_type == "code" and self.begin_test_delimeter in cell.source:
-            for output in cell.get("outputs", []):
-                if output.output_type == "error":
-                    message = f"{output.ename}: {output.evalue}" if output.evalue else output.ename
-                    output.traceback = [message]
-        return cell, resources
+__all__ = ["HideHiddenTestTracebacks"]

@@ -3,7 +3,7 @@
 A cohort of N submissions of 00-recipe (the quickest notebook): the demo's reference, blank
 and two planted bugs, copied under distinct student ids. Each mode grades its own copy of
 one released workspace: plain ``nbgrader autograde`` (one process for everyone), then
-``autograder.autograde`` with 1, 2, 4... workers up to the machine's cores. Every mode
+``autograder.grading.autograde`` with 1, 2, 4... workers up to the machine's cores. Every mode
 must give the same grades, cell by cell; the table says so. Nothing asserts a time.
 """
 
@@ -16,12 +16,12 @@ from typing import Any
 
 import nbformat
 
-from autograder.autograde import autograde
-from autograder.cohort import BLANK, REFERENCE, build_submission
-from autograder.course import NBGRADER_CONFIG, REPO_ROOT, SOLUTIONS_DIR, notebook_path
-from autograder.nbgrader_workspace import WORKSPACE_CONFIG, run_nbgrader
-from autograder.release import generate_release
-from autograder.scores import cell_scores
+from autograder.grading.autograde import autograde
+from autograder.grading.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.nbgrader_workspace import WORKSPACE_CONFIG, run_nbgrader
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import NBGRADER_CONFIG, REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.scores import cell_scores
 
 ASSIGNMENT = "00-recipe"
 KINDS = (REFERENCE, BLANK, "bug-power-rule", "bug-no-grad-not-restored")

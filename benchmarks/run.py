@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.course import REPO_ROOT
+from autograder.grading.repo_paths import REPO_ROOT
 from benchmarks.timing import machine_info, set_threads
 
 SECTIONS = ("speed", "profile", "memory", "grading")

@@ -13,7 +13,8 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.autograde import (
+from autograder.checks.seed import student_seed
+from autograder.grading.autograde import (
     JOB_TOKEN_ENV,
     LOG_NAME,
     autograde,
@@ -22,14 +23,13 @@ from autograder.autograde import (
     read_log,
     snapshot_gradebook,
 )
-from autograder.autograde.jobs import Job, prepare_job
-from autograder.autograde.merge import copy_auto_grades
-from autograder.cohort import BLANK, REFERENCE, build_submission
-from autograder.course import SOLUTIONS_DIR, notebook_path
-from autograder.grading_seed import student_seed
-from autograder.nbgrader_workspace import WORKSPACE_CONFIG, create_workspace, run_nbgrader
-from autograder.release import generate_release
-from autograder.scores import cell_scores
+from autograder.grading.autograde.jobs import Job, prepare_job
+from autograder.grading.autograde.merge import copy_auto_grades
+from autograder.grading.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.nbgrader_workspace import WORKSPACE_CONFIG, create_workspace, run_nbgrader
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.scores import cell_scores
 
 pytestmark = pytest.mark.slow
 
@@ -240,7 +240,7 @@ def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
 
 
 SEED_PROBE = (
-    "import os\n\nfrom autograder.grading_seed import SEED_ENV, hidden_rng\n\n"
+    "import os\n\nfrom autograder.checks.seed import SEED_ENV, hidden_rng\n\n"
     "print(os.environ.get(SEED_ENV), hidden_rng().integers(10**9))"
 )
 
@@ -352,8 +352,8 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
 
 
 def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
-    from autograder.autograde.jobs import JobResult
-    from autograder.autograde.run import after_retry
+    from autograder.grading.autograde.jobs import JobResult
+    from autograder.grading.autograde.run import after_retry
 
     job = Job("ada", RECIPE, tmp_path, 1, None, None, None)
     died = JobResult(job, "kernel-died", "the kernel died", 3.0, False, "first output")

@@ -1,4 +1,4 @@
-"""Tests for autograder.behaviour: misuse errors and autograd flags, compared with torch."""
+"""Tests for autograder.checks.behaviour: misuse errors and autograd flags, compared with torch."""
 
 from types import SimpleNamespace
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.behaviour import check_flags, check_raises_like
+from autograder.checks.behaviour import check_flags, check_raises_like
 from autograder.engine.tensor import Tensor
 
 X = np.arange(1.0, 4.0)

@@ -22,8 +22,8 @@ from browser_helpers import (
     jupyter_lab,
 )
 
-from autograder.course import REPO_ROOT, SOLUTIONS_DIR, notebook_path
-from autograder.engine_sync import strip_solution_markers
+from autograder.grading.engine_sync import strip_solution_markers
+from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 
 pytestmark = pytest.mark.slow
 

@@ -5,12 +5,12 @@ import sys
 
 import pytest
 
-from autograder.cli import main
+from autograder.grading.cli import main
 
 
 def test_help_lists_the_subcommands():
     result = subprocess.run(
-        [sys.executable, "-m", "autograder.cli", "--help"],
+        [sys.executable, "-m", "autograder.grading.cli", "--help"],
         capture_output=True,
         text=True,
         check=True,

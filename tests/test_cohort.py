@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from autograder.cohort import (
+from autograder.grading.cohort import (
     BLANK,
     BUGS,
     REFERENCE,
@@ -13,7 +13,7 @@ from autograder.cohort import (
     solved_sources,
     submitted_assignments,
 )
-from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
 
 
 def solution_cells(notebook):

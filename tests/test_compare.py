@@ -1,9 +1,9 @@
-"""Tests for autograder.compare: each check passes on equal arrays and explains planted bugs."""
+"""Tests for autograder.checks.compare: equal arrays pass, planted bugs are explained."""
 
 import numpy as np
 import pytest
 
-from autograder.compare import compare_arrays, format_array_diff, tolerances
+from autograder.checks.compare import compare_arrays, format_array_diff, tolerances
 
 RNG = np.random.default_rng(0)
 

@@ -6,8 +6,9 @@ import pytest
 import torch
 from nbclient import NotebookClient
 
-from autograder import check_array, check_flags, check_parity, check_raises_like, display
-from autograder.compare import compare_arrays
+from autograder import check_array, check_flags, check_parity, check_raises_like
+from autograder.checks import display
+from autograder.checks.compare import compare_arrays
 from autograder.engine.tensor import Tensor
 
 

@@ -5,8 +5,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import SOLUTIONS_DIR, assignments, notebook_path
-from autograder.engine_sync import chunk_source, read_chunks, strip_solution_markers, sync_notebook
+from autograder.grading.engine_sync import (
+    chunk_source,
+    read_chunks,
+    strip_solution_markers,
+    sync_notebook,
+)
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 @pytest.mark.parametrize("assignment", assignments())

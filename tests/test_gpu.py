@@ -7,9 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder import gpu_check
+from autograder.checks.parity import check_parity
 from autograder.engine.tensor import Linear, Tensor, mse_loss
-from autograder.parity import check_parity
+from autograder.grading import gpu_check
 
 # Tests that need CUDA carry the registered `cuda` marker and say why they are skipped.
 CUDA_SKIP_REASON = "cuda not available: skipped"
@@ -120,7 +120,7 @@ def test_dry_run_counts_tests_and_notebook_checks(tmp_path, capsys, monkeypatch)
     test_file.write_text(
         "import numpy as np\n"
         "from autograder.engine.tensor import Tensor\n"
-        "from autograder.parity import check_parity\n\n"
+        "from autograder.checks.parity import check_parity\n\n"
         "def test_one():\n"
         "    a = np.ones((2, 2), dtype=np.float32)\n"
         "    check_parity(lambda a: a * 3.0, {'a': a}, tensor_type=Tensor, devices=['cpu'])\n"
@@ -132,7 +132,7 @@ def test_dry_run_counts_tests_and_notebook_checks(tmp_path, capsys, monkeypatch)
         nbformat.v4.new_code_cell(
             "import numpy as np\n"
             "from autograder.engine.tensor import Tensor\n"
-            "from autograder.parity import check_parity\n"
+            "from autograder.checks.parity import check_parity\n"
             "check_parity(lambda a: a.relu(), {'a': np.arange(4.0) - 2}, tensor_type=Tensor,\n"
             "             quiet=True)"
         )

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from autograder.checks.graphs import check_graph_like
 from autograder.engine import tensor as engine
 from autograder.engine.tensor import AccumulateGrad, Context, Tensor
-from autograder.graphs import check_graph_like
 
 INPUTS = {"a": np.ones(3), "c": np.full(3, 2.0)}
 

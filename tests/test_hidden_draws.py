@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.course import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
 
@@ -39,7 +39,7 @@ def test_hidden_tests_draw_from_the_grading_rng(assignment):
     }
     assert not offenders, (
         f"{assignment}: hidden tests draw from the notebook's rng (the same for every student); "
-        f"use grading_rng = hidden_rng() from autograder.grading_seed: {offenders}"
+        f"use grading_rng = hidden_rng() from autograder.checks.seed: {offenders}"
     )
 
 

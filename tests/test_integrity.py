@@ -6,9 +6,8 @@ import shutil
 import nbformat
 import pytest
 
-from autograder.cohort import REFERENCE, build_submission, write_cohort
-from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
-from autograder.integrity import (
+from autograder.grading.cohort import REFERENCE, build_submission, write_cohort
+from autograder.grading.integrity import (
     CHEATING_RULES,
     RULES,
     Flag,
@@ -19,8 +18,9 @@ from autograder.integrity import (
     zero_flagged_exercises,
     zero_flagged_setting,
 )
-from autograder.nbgrader_workspace import create_workspace, run_nbgrader
-from autograder.scores import cell_scores
+from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.scores import cell_scores
 
 RECIPE = "00-recipe"
 
@@ -102,17 +102,17 @@ CHEATS = [
     ),
     (
         "parity-module",
-        "from autograder import parity\nparity.check_parity = lambda *a, **k: None",
+        "from autograder.checks import parity\nparity.check_parity = lambda *a, **k: None",
         "monkeypatch",
         2,
-        "autograder.parity",
+        "autograder.checks.parity",
     ),
     (
         "dotted-parity",
-        "import autograder.parity\nautograder.parity.check_parity = print",
+        "import autograder.checks.parity\nautograder.checks.parity.check_parity = print",
         "monkeypatch",
         2,
-        "autograder.parity.check_parity",
+        "autograder.checks.parity.check_parity",
     ),
     ("setattr", 'setattr(np, "allclose", lambda *a: True)', "monkeypatch", 1, "setattr"),
     ("del", "del np.allclose", "monkeypatch", 1, "deletes np.allclose"),
@@ -264,7 +264,7 @@ def test_flags_round_trip_through_json(tmp_path):
 
 
 def test_zero_flagged_setting_reads_nbgrader_config(tmp_path):
-    from autograder.course import NBGRADER_CONFIG
+    from autograder.grading.repo_paths import NBGRADER_CONFIG
 
     assert zero_flagged_setting(NBGRADER_CONFIG) is False
     config = tmp_path / "nbgrader_config.py"

@@ -1,4 +1,4 @@
-"""Tests for autograder.parity and autograder.devices, against the course's reference engine.
+"""Tests for autograder.checks.parity and .devices, against the reference engine.
 
 Correct computations must pass; planted bugs (a wrong forward, an extra backward, a
 gradient read back wrong, a graph cut with .data) must fail with a readable message.
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-import autograder.parity as parity
-from autograder.devices import DeviceStatus, tf32_disabled, torch_devices
+import autograder.checks.parity as parity
+from autograder.checks.devices import DeviceStatus, tf32_disabled, torch_devices
+from autograder.checks.parity import ParityReport, check_parity
 from autograder.engine.tensor import Tensor
-from autograder.parity import ParityReport, check_parity
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((4, 3))

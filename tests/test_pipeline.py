@@ -7,10 +7,10 @@ import nbformat
 import pytest
 from hidden_lines import distinctive_hidden_lines
 
-from autograder.cohort import BLANK, BUGS, REFERENCE
-from autograder.course import SOLUTIONS_DIR, notebook_path
-from autograder.demo import format_table, run_demo
-from autograder.nbgrader_workspace import run_nbgrader
+from autograder.grading.cohort import BLANK, BUGS, REFERENCE
+from autograder.grading.demo import format_table, run_demo
+from autograder.grading.nbgrader_workspace import run_nbgrader
+from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 
 pytestmark = pytest.mark.slow
 

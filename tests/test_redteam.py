@@ -9,8 +9,8 @@ import html
 
 import pytest
 
-from autograder.redteam import CHEATS, HONEST, format_red_team, run_red_team
-from autograder.report import write_report
+from autograder.grading.redteam import CHEATS, HONEST, format_red_team, run_red_team
+from autograder.grading.report.gather import write_report
 
 pytestmark = pytest.mark.slow
 
@@ -69,8 +69,8 @@ def test_verdict_catches_an_uncontained_cheat(red_team):
 
 def test_autograde_command_scans_after_grading(red_team, capsys):
     # Everything is graded already, so the command only resumes, then scans.
-    from autograder.cli import main
-    from autograder.integrity import read_flags
+    from autograder.grading.cli import main
+    from autograder.grading.integrity import read_flags
 
     (red_team.root / "integrity.json").unlink()
     assert main(["autograde", "00-recipe", "--root", str(red_team.root)]) == 0

@@ -7,8 +7,8 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.validator import Validator
 
-from autograder.course import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
-from autograder.release import generate_release
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
 
 pytestmark = pytest.mark.slow
 

@@ -14,11 +14,11 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.api import Gradebook
 
-from autograder.cohort import build_submission, students, submitted_assignments
-from autograder.course import SOLUTIONS_DIR, notebook_path
-from autograder.nbgrader_workspace import run_nbgrader
-from autograder.release import generate_release
-from autograder.report import write_report
+from autograder.grading.cohort import build_submission, students, submitted_assignments
+from autograder.grading.nbgrader_workspace import run_nbgrader
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.report.gather import write_report
 
 pytestmark = pytest.mark.slow
 

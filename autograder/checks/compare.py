@@ -1,0 +1,369 @@
+"""Compare one array from the student's engine with torch's, and explain any difference.
+
+Checks run in the order a student should fix them: shape, then dtype, then values. Each
+failure names what was compared, the device and dtype, shows the numbers and, when the
+difference matches a classic autograd mistake, adds a one-line hint. Only NumPy is needed
+here: the caller converts torch's result to NumPy first.
+
+A label ``what`` that starts with "grad" (e.g. "grad of input 'w'") marks a gradient, which
+turns on the gradient-specific hints.
+"""
+
+from typing import Any
+
+import numpy as np
+
+from autograder.checks.display import FailureView, failure
+
+Shape = tuple[int, ...]
+
+# (rtol, atol) per floating dtype: loose enough for a different but valid order of
+# operations, tight enough that a wrong rule cannot hide.
+_FLOAT_TOLERANCES: dict[str, tuple[float, float]] = {
+    "float64": (1e-10, 1e-12),
+    "float32": (1e-5, 1e-6),
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1e-3, 1e-3),
+}
+
+MAX_TABLE_ROWS = 5
+
+UNBROADCAST_HINT = (
+    "your gradient has the shape of the broadcast result, not of the input: "
+    "did you sum over the broadcast dimensions (unbroadcast)?"
+)
+TRANSPOSED_HINT = "looks transposed: check where a transpose is missing (e.g. matmul backward)"
+ZEROS_HINT = (
+    "your gradient is all zeros: is the backward rule returning zeros, "
+    "or is the graph disconnected?"
+)
+DOUBLED_GRAD_HINT = (
+    "your gradient is exactly twice torch's: gradients accumulate: "
+    "did you zero them between backward calls (or add a contribution twice)?"
+)
+PROMOTION_HINT = (
+    "a float64 Python/NumPy constant (e.g. np.float64(2.0)) or an array made without "
+    "dtype= (np.ones, np.zeros and np.array default to float64) may have promoted the "
+    "result: pass dtype=x.dtype when you create arrays"
+)
+
+
+def _dtype_name(dtype: Any) -> str:
+    # Accept NumPy dtypes, scalar types, strings and torch dtypes (without importing torch).
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return str(dtype).removeprefix("torch.")
+
+
+def tolerances(dtype: Any) -> tuple[float, float]:
+    """Return (rtol, atol) for comparing arrays of ``dtype``; integers and bools must be exact.
+
+    Accepts a NumPy dtype or type, a name such as "bfloat16", or a torch dtype.
+    """
+    name = _dtype_name(dtype)
+    if name in _FLOAT_TOLERANCES:
+        return _FLOAT_TOLERANCES[name]
+    try:
+        kind = np.dtype(name).kind
+    except TypeError:
+        raise TypeError(f"no comparison tolerances for dtype {name!r}") from None
+    if kind in "biu":
+        return 0.0, 0.0
+    if kind == "c":
+        # A complex number is as precise as the float type of its parts.
+        return _FLOAT_TOLERANCES["float64" if np.dtype(name).itemsize > 8 else "float32"]
+    raise TypeError(f"no comparison tolerances for dtype {name!r}")
+
+
+def _is_grad(what: str) -> bool:
+    return what.startswith("grad")
+
+
+def _target(what: str) -> str:
+    # "grad of input 'w'" -> "input 'w'", for sentences about the input itself.
+    return what.removeprefix("grad of ") if what.startswith("grad of ") else what
+
+
+def _fmt_shape(shape: Shape) -> str:
+    return str(tuple(int(n) for n in shape))
+
+
+def _fmt_index(index: tuple[int, ...]) -> str:
+    return str(tuple(int(i) for i in index))
+
+
+def _two_line_pair(label: str, expected: str, got: str) -> list[str]:
+    """Aligned 'expected X (torch)' / 'got X (yours)' lines."""
+    width = max(len(expected), len(got))
+    return [
+        f"  expected {label} {expected.ljust(width)} (torch)",
+        f"  got {label}      {got.ljust(width)} (yours)",
+    ]
+
+
+def _elementwise_close(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Boolean array: np.isclose semantics, NaN equal to NaN at the same place."""
+    if got.dtype.kind in "fciu" and expected.dtype.kind in "fciu":
+        return np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    return np.asarray(got == expected)  # bools and anything else: exact
+
+
+def _errors(got: np.ndarray, expected: np.ndarray, close: np.ndarray):
+    """Absolute error, relative error and a worst-first ranking key, per element.
+
+    NaN against NaN (or inf against the same inf) counts as no error; NaN against a number
+    keeps NaN as its error, so the summary shows it, and ranks as the worst possible.
+    """
+    wide = np.complex128 if "c" in (got.dtype.kind, expected.dtype.kind) else np.float64
+    g = got.astype(wide)
+    e = expected.astype(wide)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        abs_err = np.abs(g - e)
+        abs_err = np.where(close & ~np.isfinite(abs_err), 0.0, abs_err)
+        scale = np.abs(e)
+        rel_err = np.where(scale > 0, abs_err / scale, np.where(abs_err == 0, 0.0, np.inf))
+        # Ranking key: the absolute error, with NaN mismatches ranked worst of all.
+        badness = np.where(np.isnan(abs_err), np.inf, abs_err)
+    return abs_err, rel_err, badness
+
+
+def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    """Left-aligned, two-space-indented table lines, so columns line up in a terminal."""
+    widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
+    return [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+
+
+_DIFF_HEADER = ("index", "expected (torch)", "got (yours)", "abs error")
+
+
+def _diff_parts(
+    got: Any, expected: Any, *, rtol: float, atol: float, max_rows: int = MAX_TABLE_ROWS
+) -> tuple[list[str], list[tuple[str, ...]], str] | None:
+    """(error-figure lines, worst-first table rows, "... and N more" or ""); None if close."""
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    close = _elementwise_close(got, expected, rtol, atol)
+    bad = ~close
+    n_bad = int(bad.sum())
+    if n_bad == 0:
+        return None
+    abs_err, rel_err, badness = _errors(got, expected, close)
+    # Worst first, among the elements outside their tolerance.
+    bad_flat = np.flatnonzero(bad)
+    order = bad_flat[np.argsort(-badness.ravel()[bad_flat], kind="stable")]
+    indices = [np.unravel_index(i, got.shape) for i in order[:max_rows]]
+    worst = indices[0]
+
+    facts = [
+        f"{n_bad} of {got.size} elements differ (rtol={rtol:g}, atol={atol:g})",
+        f"max absolute error {float(abs_err.max()):.3g}, "
+        f"max relative error {float(rel_err.max()):.3g}, worst at index {_fmt_index(worst)}",
+    ]
+    rows = [
+        (_fmt_index(i), str(expected[i]), str(got[i]), f"{float(abs_err[i]):.3g}") for i in indices
+    ]
+    more = f"... and {n_bad - len(rows)} more" if n_bad > len(rows) else ""
+    return facts, rows, more
+
+
+def _diff_text(facts: list[str], rows: list[tuple[str, ...]], more: str) -> str:
+    lines = [f"  {fact}" for fact in facts] + format_table(_DIFF_HEADER, rows)
+    if more:
+        lines.append(f"  {more}")
+    return "\n".join(lines)
+
+
+def format_array_diff(
+    got: Any, expected: Any, *, rtol: float, atol: float, max_rows: int = MAX_TABLE_ROWS
+) -> str:
+    """Describe how two same-shape arrays differ: error summary plus a worst-first table.
+
+    Returns "" when every element is close; used by ``compare_arrays`` for its value report.
+    """
+    parts = _diff_parts(got, expected, rtol=rtol, atol=atol, max_rows=max_rows)
+    return "" if parts is None else _diff_text(*parts)
+
+
+def _shape_hint(
+    what: str,
+    got: np.ndarray,
+    expected: np.ndarray,
+    input_shape: Shape | None,
+    output_shape: Shape | None,
+) -> str | None:
+    """The most likely reason for a shape mismatch, if one is recognisable."""
+    is_grad = _is_grad(what)
+    if (
+        input_shape is not None
+        and output_shape is not None
+        and got.shape == tuple(output_shape) != tuple(input_shape)
+    ):
+        return UNBROADCAST_HINT
+    if is_grad and got.size > expected.size:
+        try:
+            # expected's shape stretches to got's: the broadcast dimensions were not summed.
+            if np.broadcast_shapes(expected.shape, got.shape) == got.shape:
+                return UNBROADCAST_HINT
+        except ValueError:
+            pass
+    if got.ndim == 2 and got.shape == expected.shape[::-1]:
+        numeric = got.dtype.kind in "fciu" and expected.dtype.kind in "fciu"
+        if numeric and _elementwise_close(got.T, expected, *tolerances(expected.dtype)).all():
+            return TRANSPOSED_HINT
+        return "your result has the transposed shape: check operand order and where a .T is missing"
+    if tuple(n for n in got.shape if n != 1) == tuple(n for n in expected.shape if n != 1):
+        return "the shapes differ only in size-1 dimensions: check keepdims, or reshape back"
+    if got.size == expected.size:
+        return "same number of elements in a different shape: is a reshape missing or wrong?"
+    if is_grad and got.size == 1:
+        return (
+            "your gradient is a single number: the backward of a reduction (sum/mean) must "
+            "spread the gradient back to the input's shape"
+        )
+    return None
+
+
+def _dtype_hint(got: np.dtype, expected: np.dtype) -> str:
+    if expected.kind == "f" and got == np.float64:
+        return PROMOTION_HINT
+    if expected == np.float64 and got.kind == "f":
+        return f"yours is {got.name} where torch keeps float64: is there an astype or dtype=?"
+    if expected.kind in "fc" and got.kind in "biu":
+        return "yours is not floating point: was an integer array or integer division used?"
+    return "the result should keep the dtype of the inputs, as torch does"
+
+
+def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Recognise classic mistakes from how the values differ; None when nothing fits."""
+    noun = "gradient" if _is_grad(what) else "result"
+    if got.dtype.kind not in "fc" or expected.dtype.kind not in "fc":
+        return None
+
+    def same(a: np.ndarray) -> bool:
+        return bool(np.allclose(a, expected, rtol=rtol, atol=atol, equal_nan=True))
+
+    nonzero = np.abs(expected) > atol
+    if not nonzero.any():  # nothing to scale or flip: no pattern to recognise
+        return None
+    if np.isnan(got).any() and not np.isnan(expected[np.isnan(got)]).all():
+        return (
+            f"your {noun} has NaN where torch's is a number: look for 0/0, log(0) or inf - inf; "
+            "rules written from the saved output (e.g. of exp, tanh, sigmoid) avoid them"
+        )
+    if not got.any():
+        return ZEROS_HINT if _is_grad(what) else "your result is all zeros"
+    if same(got / 2):
+        if _is_grad(what):
+            return DOUBLED_GRAD_HINT
+        return "your result is exactly twice torch's: is something added twice?"
+    if same(-got):
+        return f"the sign is flipped: your {noun} is minus torch's (check -, neg and div rules)"
+    if got.ndim == 2 and got.shape[0] == got.shape[1] and same(got.T):
+        return TRANSPOSED_HINT
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = got[nonzero] / expected[nonzero]
+    factor = ratios.flat[0]
+    # One element always has "a constant factor": ask for two before saying so.
+    if ratios.size >= 2 and np.isfinite(factor) and factor != 0 and same(got / factor):
+        return (
+            f"your {noun} is torch's times {factor:.4g} everywhere: a constant factor is off "
+            "(e.g. the exponent in d(x**n), or the 1/n of a mean)"
+        )
+    return None
+
+
+def compare_arrays(
+    what: str,
+    got: Any,
+    expected: Any,
+    *,
+    device: str,
+    input_shape: Shape | None = None,
+    output_shape: Shape | None = None,
+) -> None:
+    """Raise AssertionError, with a readable explanation, unless ``got`` matches ``expected``.
+
+    ``got`` comes from the student's engine, ``expected`` from torch (as NumPy). Either may
+    be None (a missing ``.grad``); both None counts as a match. ``input_shape`` and
+    ``output_shape`` (of the input whose gradient this is, and of the broadcast result)
+    let the message spot a missing unbroadcast.
+    """
+    __tracebackhide__ = True  # tracebacks show the student's code, not ours
+    if got is None and expected is None:
+        return
+    if got is None:
+        expected = np.asarray(expected)
+        target = _target(what)
+        raise failure(
+            f"{what} does not match torch ({device}, {expected.dtype.name}): yours is None\n"
+            f"  no gradient reached {target} (its .grad is None) but torch computed one: "
+            "is requires_grad set, and does your backward visit every leaf?\n"
+            "  hint: computing with .data (or NumPy functions on it) cuts the graph, "
+            "so no gradient flows back"
+        )
+    got = np.asarray(got)
+    if expected is None:
+        raise failure(
+            f"{what} does not match torch ({device}): torch's is None\n"
+            f"  torch computed no gradient for {_target(what)} (its .grad is None) but yours "
+            f"has one of shape {_fmt_shape(got.shape)}\n"
+            "  hint: torch leaves .grad None when the output does not depend on that input "
+            "through differentiable operations (or it does not require grad)"
+        )
+    expected = np.asarray(expected)
+    header = f"{what} does not match torch ({device}, {expected.dtype.name})"
+
+    if got.shape != expected.shape:
+        lines = [f"{header}: wrong shape"]
+        lines += _two_line_pair("shape", _fmt_shape(expected.shape), _fmt_shape(got.shape))
+        hint = _shape_hint(what, got, expected, input_shape, output_shape)
+        if hint:
+            lines.append(f"  hint: {hint}")
+        raise failure(
+            "\n".join(lines), _pair_view(lines[0], "shape", expected.shape, got.shape, hint)
+        )
+
+    if got.dtype != expected.dtype:
+        lines = [f"{header}: wrong dtype"]
+        lines += _two_line_pair("dtype", expected.dtype.name, got.dtype.name)
+        hint = _dtype_hint(got.dtype, expected.dtype)
+        lines.append(f"  hint: {hint}")
+        raise failure(
+            "\n".join(lines),
+            _pair_view(lines[0], "dtype", expected.dtype.name, got.dtype.name, hint),
+        )
+
+    rtol, atol = tolerances(expected.dtype)
+    parts = _diff_parts(got, expected, rtol=rtol, atol=atol)
+    if parts is None:
+        return
+    lines = [f"{header}: wrong values", _diff_text(*parts)]
+    hint = _value_hint(what, got, expected, rtol, atol)
+    if hint:
+        lines.append(f"  hint: {hint}")
+    facts, rows, more = parts
+    view = FailureView(
+        title=lines[0],
+        facts=tuple(facts),
+        columns=_DIFF_HEADER,
+        rows=tuple(rows),
+        more=more,
+        hints=(hint,) if hint else (),
+    )
+    raise failure("\n".join(lines), view)
+
+
+def _pair_view(title: str, label: str, expected: Any, got: Any, hint: str | None) -> FailureView:
+    """A two-row table, expected (torch) against got (yours), for a shape or a dtype."""
+    if isinstance(expected, tuple):
+        expected, got = _fmt_shape(expected), _fmt_shape(got)
+    return FailureView(
+        title=title,
+        columns=("", label),
+        rows=(("expected (torch)", str(expected)), ("got (yours)", str(got))),
+        hints=(hint,) if hint else (),
+    )

@@ -1,0 +1,265 @@
+"""The progress cell: which exercises of this notebook pass their visible checks.
+
+The last cell of each notebook calls ``show_progress(globals(), "NN-slug.ipynb")``. It reads
+the notebook file (from the kernel's working folder, which is the notebook's own folder in
+JupyterLab, nbgrader and nbval), takes every graded test cell, keeps the part a student
+sees (any hidden-test block is dropped), re-runs it in a copy of the notebook's variables
+and shows one row per check: pass, fail (with the first line of the error) or not attempted
+(the code it needs still raises NotImplementedError, or was never run).
+
+It never raises: a progress report must not stop "Run All" or count in a grade. The re-run
+leaves the notebook's variables and random generators (NumPy and torch) as they were, and
+prints nothing but the table.
+"""
+
+import contextlib
+import copy
+import io
+import os
+import re
+import time
+import traceback
+import warnings
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.checks import display
+
+PASS, FAIL, NOT_ATTEMPTED = "pass", "fail", "not attempted"
+
+_HIDDEN_BLOCK = re.compile(
+    r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
+    re.MULTILINE | re.DOTALL,
+)
+_HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$", re.MULTILINE)
+_STATUS_COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e", NOT_ATTEMPTED: "#59636e"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One graded test cell as a student sees it."""
+
+    grade_id: str
+    exercise: str  # the nearest heading above the cell
+    points: float
+    source: str  # visible part only
+
+
+@dataclass(frozen=True)
+class Result:
+    check: Check
+    status: str  # PASS, FAIL or NOT_ATTEMPTED
+    detail: str = ""
+
+
+def visible_source(source: str) -> str:
+    """A test cell's source without its hidden-test blocks (what the release shows)."""
+    return _HIDDEN_BLOCK.sub("", source).rstrip() + "\n"
+
+
+def read_checks(notebook_path: str | os.PathLike[str]) -> list[Check]:
+    """The graded test cells of a notebook, in order, with the heading each one sits under."""
+    notebook = nbformat.read(os.fspath(notebook_path), as_version=4)
+    checks: list[Check] = []
+    heading = ""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            headings = _HEADING.findall(cell.source)
+            if headings:
+                heading = headings[-1].replace("`", "")
+            continue
+        spec = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and spec.get("grade") and not spec.get("solution"):
+            checks.append(
+                Check(
+                    grade_id=str(spec.get("grade_id", cell.get("id", "?"))),
+                    exercise=heading,
+                    points=float(spec.get("points", 0) or 0),
+                    source=visible_source(cell.source),
+                )
+            )
+    return checks
+
+
+def _find_notebook(notebook: str | os.PathLike[str] | None, namespace: Mapping[str, Any]) -> Path:
+    """The notebook file: as given (relative to the working folder), else the kernel's session."""
+    candidates = []
+    if notebook is not None:
+        candidates.append(Path(notebook))
+    session = namespace.get("__session__") or os.environ.get("JPY_SESSION_NAME")
+    if session:
+        candidates.append(Path(str(session)))
+    for path in candidates:
+        if path.is_file():
+            return path
+    names = ", ".join(str(p) for p in candidates) or "no notebook name given"
+    raise FileNotFoundError(f"notebook file not found ({names}) in {Path.cwd()}")
+
+
+@contextlib.contextmanager
+def _random_state_kept() -> Iterator[None]:
+    """Restore NumPy's global and torch's CPU random state after the block."""
+    import numpy as np
+
+    numpy_state = np.random.get_state()
+    try:
+        import torch
+    except ImportError:  # torch is a dependency, but a progress table must not need it
+        torch = None
+    torch_state = torch.random.get_rng_state() if torch is not None else None
+    try:
+        yield
+    finally:
+        np.random.set_state(numpy_state)
+        if torch is not None:
+            torch.random.set_rng_state(torch_state)
+
+
+def _scratch_namespace(namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the variables where a check may assign freely; random generators are copied
+    so the notebook's own streams do not advance."""
+    import numpy as np
+
+    scratch = dict(namespace)
+    for name, value in scratch.items():
+        if isinstance(value, np.random.Generator | np.random.RandomState):
+            scratch[name] = copy.deepcopy(value)
+    return scratch
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _raised_not_implemented(exc: BaseException) -> bool:
+    """True when NotImplementedError is the error or any error in its chain."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, NotImplementedError):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _compile(source: str, grade_id: str):
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None:  # a cell may use IPython syntax; turn it into Python first
+            source = shell.transform_cell(source)
+    except ImportError:
+        pass
+    return compile(source, f"<check {grade_id}>", "exec")
+
+
+def run_check(check: Check, namespace: Mapping[str, Any]) -> Result:
+    """Run one check's visible code in a scratch copy of ``namespace``; never raises."""
+    try:
+        code = _compile(check.source, check.grade_id)
+        with (
+            display.silenced(),
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+            warnings.catch_warnings(),
+            _random_state_kept(),
+        ):
+            warnings.simplefilter("ignore")
+            exec(code, _scratch_namespace(namespace))
+    except NameError as exc:
+        return Result(check, NOT_ATTEMPTED, f"not run yet: {exc} (run the cells above)")
+    except KeyboardInterrupt:  # the student stopped it: stop
+        raise
+    except BaseException as exc:  # SystemExit too: a check that exits has not passed
+        if _raised_not_implemented(exc):
+            return Result(check, NOT_ATTEMPTED, "your code still raises NotImplementedError")
+        return Result(check, FAIL, _first_line(exc))
+    return Result(check, PASS)
+
+
+def collect(namespace: Mapping[str, Any], notebook: str | os.PathLike[str] | None) -> list[Result]:
+    """Run every visible check of the notebook against ``namespace``."""
+    return [
+        run_check(check, namespace) for check in read_checks(_find_notebook(notebook, namespace))
+    ]
+
+
+def _summary(results: list[Result]) -> str:
+    counts = {status: sum(r.status == status for r in results) for status in _STATUS_COLOURS}
+    return (
+        f"{counts[PASS]} of {len(results)} checks pass, {counts[FAIL]} fail, "
+        f"{counts[NOT_ATTEMPTED]} not attempted (visible checks only: your grade also uses "
+        "hidden tests)"
+    )
+
+
+def format_text(results: list[Result]) -> str:
+    """The progress table as plain text."""
+    from autograder.checks.compare import format_table
+
+    rows = [
+        (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", r.status, r.detail)
+        for r in results
+    ]
+    lines = [f"progress: {_summary(results)}"]
+    lines += format_table(("exercise", "check", "points", "result", "detail"), rows)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def format_html(results: list[Result]) -> str:
+    """The progress table as a small HTML block (inline styles, everything escaped)."""
+    esc = display.escape
+    cell = f'style="{display.CELL_STYLE}"'
+    rows = []
+    for r in results:
+        colour = _STATUS_COLOURS[r.status]
+        status_style = f"{display.CELL_STYLE};color:{colour};font-weight:bold;white-space:nowrap"
+        rows.append(
+            f'<tr class="autograder-progress-row" data-status="{esc(r.status)}">'
+            f"<td {cell}>{esc(r.check.exercise)}</td>"
+            f"<td {cell}><code>{esc(r.check.grade_id)}</code></td>"
+            f"<td {cell}>{esc(f'{r.check.points:g}')}</td>"
+            f'<td class="autograder-status" style="{status_style}">{esc(r.status)}</td>'
+            f"<td {cell}>{esc(r.detail)}</td></tr>"
+        )
+    head = "".join(
+        f'<th style="{display.HEAD_STYLE}">{name}</th>'
+        for name in ("exercise", "check", "points", "result", "detail")
+    )
+    return (
+        '<div class="autograder-progress" style="margin:2px 0;font-size:12px;color:#1f2328">'
+        f"<div><b>Progress</b>: {esc(_summary(results))}</div>"
+        f'<table style="{display.TABLE_STYLE}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def show_progress(
+    namespace: MutableMapping[str, Any], notebook: str | os.PathLike[str] | None = None
+) -> None:
+    """Show this notebook's exercises with pass / fail / not attempted; never raises.
+
+    ``namespace`` is the notebook's ``globals()``; ``notebook`` its file name (looked up in
+    the working folder; default: the kernel's session path). Returns None, so a cell ending
+    with this call shows only the table; ``collect`` gives the results themselves.
+    """
+    try:
+        started = time.perf_counter()
+        results = collect(namespace, notebook)
+        text = format_text(results) + f"\n(checked in {time.perf_counter() - started:.1f} s)"
+        if display.in_kernel():
+            from IPython.display import display as ipython_display
+
+            ipython_display({"text/plain": text, "text/html": format_html(results)}, raw=True)
+        else:
+            print(text)
+    except Exception as exc:  # never stop "Run All" here
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        print(f"progress: could not check this notebook ({detail})")

@@ -1,0 +1,84 @@
+"""What each grading did: the records of autograde_log.json, which a later run reads to
+skip submissions graded cleanly before, and the summary one ``autograde`` call returns."""
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from autograder.grading.course_root import AutogradeError
+
+LOG_NAME = "autograde_log.json"
+STATUSES = ("graded", "timeout", "kernel-died", "memory", "error", "skipped")
+
+
+@dataclass(frozen=True)
+class GradingRecord:
+    """One submission's grading, as written to autograde_log.json (these keys exactly)."""
+
+    student: str
+    assignment: str
+    status: str  # one of STATUSES
+    seconds: float
+    seed: int
+    message: str
+    finished_at: str  # ISO 8601, UTC
+
+    def as_dict(self) -> dict:
+        """The record as a JSON object."""
+        return asdict(self)
+
+    @property
+    def failed(self) -> bool:
+        """The submission did not grade cleanly (neither graded nor skipped)."""
+        return self.status not in ("graded", "skipped")
+
+
+@dataclass
+class GradingRun:
+    """What one ``autograde`` call did: a record per submission and the wall time."""
+
+    assignment: str
+    records: list[GradingRecord] = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    def with_status(self, *statuses: str) -> list[GradingRecord]:
+        """The records whose status is one of ``statuses``."""
+        return [r for r in self.records if r.status in statuses]
+
+    @property
+    def failures(self) -> list[GradingRecord]:
+        """Submissions that did not grade cleanly (neither graded nor skipped)."""
+        return [r for r in self.records if r.failed]
+
+
+def read_log(root: Path) -> list[dict]:
+    """Every record of ``root/autograde_log.json``, oldest first ([] when there is none)."""
+    path = Path(root) / LOG_NAME
+    if not path.exists():
+        return []
+    records = json.loads(path.read_text())
+    if not isinstance(records, list):
+        raise AutogradeError(f"{path} is not a JSON list of records")
+    return records
+
+
+def latest_records(records: Iterable[dict]) -> dict[tuple[str, str], dict]:
+    """(student, assignment) -> its latest record: later records replace earlier ones."""
+    return {(r["student"], r["assignment"]): r for r in records}
+
+
+def append_log(root: Path, new: list[GradingRecord]) -> None:
+    """Add records to the log, replacing the file atomically so a crash cannot truncate it."""
+    path = Path(root) / LOG_NAME
+    records = read_log(root) + [r.as_dict() for r in new]
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(records, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def utc_now() -> str:
+    """Now as ISO 8601 with the UTC offset, the log's time format."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

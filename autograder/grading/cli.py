@@ -1,0 +1,306 @@
+"""``autograd-course``: the instructor's command line over nbgrader.
+
+Course-building commands (release, sync-engine, demo) work on this repository; grading
+commands (autograde, feedback, export, report) work on an nbgrader course root given by
+``--root`` (default: the current folder), whose nbgrader_config.py says where things are.
+"""
+
+import argparse
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+from autograder.grading.nbgrader_workspace import NbgraderError
+from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+
+
+def _release(args: argparse.Namespace) -> int:
+    from autograder.grading.release import generate_release, publish_release
+
+    ids = args.assignment or assignments()
+    unknown = sorted(set(ids) - set(assignments()))
+    if unknown:
+        print(f"error: unknown assignment(s) {unknown}; known: {assignments()}", file=sys.stderr)
+        return 2
+    written = publish_release(generate_release(args.workspace, ids))
+    print(f"regenerated {', '.join(written)} in {COURSE_DIR}")
+    return 0
+
+
+def _sync_engine(args: argparse.Namespace) -> int:
+    from autograder.grading.engine_sync import sync_notebook
+
+    drifted_any = False
+    for assignment in assignments():
+        drifted = sync_notebook(notebook_path(SOLUTIONS_DIR, assignment), write=not args.check)
+        if drifted:
+            drifted_any = True
+            verb = "differs from" if args.check else "rewritten from"
+            print(f"{assignment}: {', '.join(drifted)} {verb} autograder/engine")
+    if args.check and drifted_any:
+        print("run `autograd-course sync-engine` to update the notebooks", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from autograder.grading.demo import main as demo_main
+
+    return demo_main(args.workspace)
+
+
+class UsageError(Exception):
+    """Bad input on the command line: printed as one line, exit status 2."""
+
+
+def _course(root: Path, assignment: str | None = None):
+    """The course at ``root``, refusing a folder that is not one or an unknown assignment."""
+    from autograder.grading.autograde import AutogradeError, load_course
+
+    try:
+        course = load_course(root)
+    except AutogradeError as error:
+        raise UsageError(str(error)) from error
+    if assignment is not None and not (course.source / assignment).is_dir():
+        known = sorted(p.name for p in course.source.glob("*") if p.is_dir())
+        raise UsageError(f"unknown assignment {assignment!r} in {course.source}; known: {known}")
+    return course
+
+
+def _require_submissions(course, assignment: str) -> None:
+    from autograder.grading.autograde import submitted_students
+
+    if not submitted_students(course, assignment):
+        raise UsageError(
+            f"no submissions of {assignment}: {course.submitted}/<student>/{assignment}/ "
+            "is empty or missing (collect them first, or pass --zip)"
+        )
+
+
+def _autograde(args: argparse.Namespace) -> int:
+    from autograder.grading.autograde import AutogradeError, autograde, collect_zip
+
+    course = _course(args.root, args.assignment)
+    try:
+        if args.zip:
+            collected = collect_zip(course.root, args.assignment, args.zip)
+            print(f"collected {len(collected)} submissions from {args.zip}", file=sys.stderr)
+        _require_submissions(course, args.assignment)
+        run = autograde(
+            course.root,
+            args.assignment,
+            workers=args.workers,
+            students=args.student,
+            force=args.force,
+            cell_timeout=args.cell_timeout,
+            memory_limit_mb=args.memory_limit or None,
+            submission_timeout=args.submission_timeout,
+        )
+    except AutogradeError as error:
+        raise UsageError(str(error)) from error
+    counts = Counter(record.status for record in run.records)
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
+    for record in run.failures:
+        print(f"  {record.student}: {record.status}: {record.message}")
+    _scan(course, args.assignment, args.zero_flagged)
+    return 0
+
+
+def _scan(course, assignment: str, zero_flagged: bool) -> None:
+    """The integrity scan after grading: flags to integrity.json, zeroing if configured."""
+    from autograder.grading.integrity import FLAGS_NAME, scan_assignment, zero_flagged_setting
+
+    zero = zero_flagged or zero_flagged_setting(course.config)
+    release = course.release if (course.release / assignment).is_dir() else None
+    flags, zeroed = scan_assignment(
+        course.root, assignment, course.source, release, course.db_url, zero=zero
+    )
+    students = sorted({flag.student for flag in flags})
+    print(
+        f"integrity scan: {len(flags)} flags on {len(students)} students "
+        f"({course.root / FLAGS_NAME}); {len(zeroed)} test grades set to 0"
+        + ("" if zero else " (zeroing is off: c.CourseIntegrity.zero_flagged_exercises)")
+    )
+    for flag in flags:
+        print(f"  {flag.student}: {flag.cell}, line {flag.line}: {flag.rule}: {flag.detail}")
+
+
+def _redteam(args: argparse.Namespace) -> int:
+    from autograder.grading.redteam import main as redteam_main
+
+    return redteam_main(args.workspace)
+
+
+def _feedback(args: argparse.Namespace) -> int:
+    from autograder.grading.nbgrader_workspace import run_nbgrader
+
+    course = _course(args.root, args.assignment)
+    command = ["generate_feedback", args.assignment, "--force"]
+    if args.student:
+        command += ["--student", args.student]
+    run_nbgrader(course.root, *command)
+    print(f"feedback written under {course.root / 'feedback'}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from autograder.grading.nbgrader_workspace import run_nbgrader
+
+    course = _course(args.root)
+    target = (args.to or course.root / "grades.csv").resolve()
+    run_nbgrader(course.root, "export", "--to", str(target))
+    print(f"grades exported to {target}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from autograder.grading.report.gather import (
+        write_report,  # written alongside; imported when used
+    )
+
+    course = _course(args.root)
+    for assignment in args.assignment:
+        _course(args.root, assignment)
+    out_dir = args.out or course.root / "report"
+    for path in write_report(course.root, args.assignment, out_dir):
+        print(path)
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="nbgrader course root holding nbgrader_config.py (default: current folder)",
+    )
+
+
+def _add_grading_commands(commands) -> None:
+    grade = commands.add_parser(
+        "autograde",
+        help="grade every submission with nbgrader autograde, in parallel, with limits",
+        description="Grade submitted/<student>/ASSIGNMENT/ with the real nbgrader autograde, "
+        "one process and kernel per submission, N at a time. A submission that loops, runs "
+        "out of memory or kills its kernel is recorded in autograde_log.json and graded 0 "
+        "where nothing was graded; the others are unaffected. Submissions graded before "
+        "and unchanged since are skipped unless --force.",
+    )
+    grade.add_argument("assignment", help="assignment id, a folder of the course's source/")
+    _add_root(grade)
+    grade.add_argument(
+        "--workers", type=_positive, default=1, help=f"parallel jobs (cores: {os.cpu_count()})"
+    )
+    grade.add_argument(
+        "--student",
+        action="extend",
+        nargs="+",
+        metavar="S",
+        help="grade (again) only these students",
+    )
+    grade.add_argument("--force", action="store_true", help="regrade submissions graded before")
+    grade.add_argument(
+        "--cell-timeout", type=_positive, metavar="S", help="seconds per cell (default: config)"
+    )
+    grade.add_argument(
+        "--memory-limit",
+        type=int,
+        default=4096,
+        metavar="MB",
+        help="address-space limit per submission, kernel included (0: none; default 4096)",
+    )
+    grade.add_argument(
+        "--submission-timeout",
+        type=float,
+        metavar="S",
+        help="wall-clock seconds per submission before it is killed (default: none)",
+    )
+    grade.add_argument(
+        "--zip", type=Path, metavar="FILE", help="first collect submissions from this zip"
+    )
+    grade.add_argument(
+        "--zero-flagged",
+        action="store_true",
+        help="set flagged exercises' tests to 0, as c.CourseIntegrity.zero_flagged_exercises",
+    )
+    grade.set_defaults(run=_autograde)
+
+    feedback = commands.add_parser(
+        "feedback", help="generate feedback HTML with nbgrader generate_feedback"
+    )
+    feedback.add_argument("assignment", help="assignment id")
+    _add_root(feedback)
+    feedback.add_argument("--student", metavar="S", help="only this student (default: all)")
+    feedback.set_defaults(run=_feedback)
+
+    export = commands.add_parser("export", help="export the gradebook with nbgrader export")
+    _add_root(export)
+    export.add_argument("--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv")
+    export.set_defaults(run=_export)
+
+    report = commands.add_parser("report", help="write the grading report of assignments")
+    report.add_argument("assignment", nargs="+", help="assignment ids")
+    _add_root(report)
+    report.add_argument("--out", type=Path, metavar="DIR", help="default: ROOT/report")
+    report.set_defaults(run=_report)
+
+    redteam = commands.add_parser(
+        "redteam", help="grade cheating and honest submissions together; print what each got"
+    )
+    redteam.add_argument("--workspace", type=Path, default=Path("build/redteam"))
+    redteam.set_defaults(run=_redteam)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autograd-course", description="Release and grade the autograd course with nbgrader."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    release = commands.add_parser(
+        "release", help="regenerate course/ from solutions/ with nbgrader generate_assignment"
+    )
+    release.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
+    release.add_argument("--workspace", type=Path, default=Path("build/release"))
+    release.set_defaults(run=_release)
+
+    sync = commands.add_parser(
+        "sync-engine", help="copy the reference engine's chunks into the solution notebooks"
+    )
+    sync.add_argument("--check", action="store_true", help="only report drift; exit 1 if any")
+    sync.set_defaults(run=_sync_engine)
+
+    demo = commands.add_parser(
+        "demo", help="release, autograde the demo cohort, export and print the grade table"
+    )
+    demo.add_argument("--workspace", type=Path, default=Path("build/demo"))
+    demo.set_defaults(run=_demo)
+
+    _add_grading_commands(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``autograd-course``."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (NbgraderError, FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Scanning whole submissions: each student cell of each notebook, and its locked cells.
+
+The entry points a grader runs; a broken notebook becomes an "unreadable" flag, never an error.
+"""
+
+from pathlib import Path
+
+from autograder.grading.integrity.cells import StudentCell, read_notebook, student_cells
+from autograder.grading.integrity.code_rules import scan_code
+from autograder.grading.integrity.flags import Finding, Flag
+from autograder.grading.integrity.locked import locked_cell_findings
+from autograder.grading.integrity.notebook_names import NotebookNames, notebook_names
+from autograder.grading.repo_paths import COURSE_DIR, notebook_path
+
+
+def cell_findings(cell: StudentCell, names: NotebookNames) -> list[Finding]:
+    """Findings of a student cell, less those its given version already had."""
+    findings = scan_code(cell.source, names, cell.solution)
+    if cell.given is None:
+        return findings
+    already = {(f.rule, f.detail) for f in scan_code(cell.given, names, cell.solution)}
+    return [f for f in findings if (f.rule, f.detail) not in already]
+
+
+def default_release(assignment: str) -> Path | None:
+    """The course's release of ``assignment`` (course/NN/NN.ipynb), when there is one."""
+    path = notebook_path(COURSE_DIR, assignment)
+    return path if path.is_file() else None
+
+
+def scan_notebook(
+    path: Path, student: str, assignment: str, release_notebook: Path | None = None
+) -> list[Flag]:
+    """Flags of one submitted notebook; never raises for a broken notebook.
+
+    ``release_notebook`` is what the student was given (course/NN/NN.ipynb): cells of it that
+    come back unchanged are not the student's code, and its locked cells are compared with
+    the submission's. Without it, the course's own release of ``assignment`` is used.
+    """
+    release_path = release_notebook or default_release(assignment)
+    try:
+        notebook = read_notebook(path)
+    except Exception as error:  # a broken file must not stop the scan of a whole cohort
+        return [Flag(student, assignment, "", 0, "unreadable", f"{path.name}: {error}")]
+    release = read_notebook(release_path) if release_path else None
+    names = notebook_names(notebook, release or notebook)
+    flags = [
+        finding.flag(student, assignment, cell.label)
+        for cell in student_cells(notebook, release)
+        for finding in cell_findings(cell, names)
+    ]
+    if release is not None:
+        flags += [
+            finding.flag(student, assignment, name)
+            for name, finding in locked_cell_findings(notebook, release)
+        ]
+    return flags
+
+
+def scan_submissions(root: Path, assignment: str, release_dir: Path | None = None) -> list[Flag]:
+    """Flags of every ``root/submitted/<student>/<assignment>/*.ipynb``, students sorted.
+
+    ``release_dir`` holds the release as ``release_dir/<assignment>/<assignment>.ipynb``
+    (course/ or a workspace's release/); without it, course/ is used.
+    """
+    release = notebook_path(release_dir, assignment) if release_dir else None
+    flags: list[Flag] = []
+    submitted = root / "submitted"
+    students = sorted(p for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
+    for student in students:
+        for notebook in sorted((student / assignment).glob("*.ipynb")):
+            flags += scan_notebook(notebook, student.name, assignment, release)
+    return flags

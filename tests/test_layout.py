@@ -1,0 +1,90 @@
+"""The package's three wings: what a kernel imports never reaches the instructor's tools."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parents[1] / "autograder"
+# Modules a student's kernel imports: the checks, the engine and the old import paths that
+# committed notebooks and existing gradebooks still name.
+KERNEL_SIDE = [
+    *sorted((PACKAGE / "checks").glob("*.py")),
+    *sorted((PACKAGE / "engine").glob("*.py")),
+    PACKAGE / "__init__.py",
+    PACKAGE / "grading_seed.py",
+    PACKAGE / "progress.py",
+    PACKAGE / "graphs.py",
+]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module named by an import statement in ``path`` (absolute imports only)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def reaches_grading(names: set[str]) -> list[str]:
+    return sorted(
+        n for n in names if n == "autograder.grading" or n.startswith("autograder.grading.")
+    )
+
+
+@pytest.mark.parametrize("path", KERNEL_SIDE, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_kernel_side_modules_never_import_grading(path):
+    """Does a module the kernel loads import the instructor's wing?"""
+    bad = reaches_grading(imported_modules(path))
+    assert not bad, f"{path.relative_to(PACKAGE)} imports {bad}: kernel code must not"
+
+
+def test_the_direction_check_sees_a_planted_import(tmp_path):
+    """Would the check notice a checks module that imports grading (a planted bug)?"""
+    planted = tmp_path / "planted.py"
+    planted.write_text("from autograder.grading.report import write_report\nimport numpy\n")
+    assert reaches_grading(imported_modules(planted)) == [
+        "autograder.grading.report",
+        "autograder.grading.report.write_report",
+    ]
+
+
+def test_importing_what_notebooks_import_loads_nothing_from_grading():
+    """At run time too: a notebook's imports leave ``autograder.grading`` unloaded."""
+    code = (
+        "import sys\n"
+        "from autograder import check_array, check_flags, check_parity, check_raises_like\n"
+        "from autograder.grading_seed import hidden_rng\n"
+        "from autograder.progress import show_progress\n"
+        "from autograder.graphs import check_graph_like, draw_graphs\n"
+        "import autograder.engine.tensor, autograder.engine.capstone\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[:2] == ['autograder', 'grading']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_old_import_paths_name_the_same_objects():
+    """Do the re-export modules hand out the moved objects themselves, not copies?"""
+    import autograder.checks.graphs
+    import autograder.checks.progress
+    import autograder.checks.seed
+    import autograder.feedback
+    import autograder.grading.preprocessors
+    import autograder.grading_seed
+    import autograder.graphs
+    import autograder.progress
+
+    assert autograder.grading_seed.hidden_rng is autograder.checks.seed.hidden_rng
+    assert autograder.progress.show_progress is autograder.checks.progress.show_progress
+    assert autograder.graphs.draw_graphs is autograder.checks.graphs.draw_graphs
+    assert (
+        autograder.feedback.HideHiddenTestTracebacks
+        is autograder.grading.preprocessors.HideHiddenTestTracebacks
+    )
