@@ -5,8 +5,9 @@ the student release that nbgrader generates from it lives in course/.
 """
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbgrader.preprocessors import GetGrades
 
+from autograder.grading.preprocessors.clear_hidden_tests import ClearHiddenTestsInTestCells
 from autograder.grading.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
 
 c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
@@ -33,10 +34,12 @@ c.OverwriteCells.add_missing_cells = True
 
 # Feedback shows the student's notebook with scores, never the hidden tests: not their
 # source, and not their lines quoted in a traceback (a failing one shows its message).
+# Only test cells are searched for hidden tests: a student who types nbgrader's markers into
+# an answer cell must not make feedback fail (nbgrader's ClearHiddenTests parses every cell).
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     HideHiddenTestTracebacks,
-    ClearHiddenTests,
+    ClearHiddenTestsInTestCells,
     CSSHTMLHeaderPreprocessor,
 ]
 

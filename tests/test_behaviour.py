@@ -197,3 +197,100 @@ def test_flags_need_the_same_names():
 def test_unknown_flag_is_an_error():
     with pytest.raises(ValueError, match="unknown flag 'is_leafy'"):
         check_flags({"a": Tensor(X)}, {"a": torch.tensor(X)}, flags=["is_leafy"])
+
+
+# --- objects that lie, and bad inputs ---------------------------------------------------
+
+
+class AgreesWithEverything:
+    """A planted flag value: equal to anything and true, so a naive == would pass it."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __bool__(self):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def test_a_flag_that_equals_anything_is_not_a_bool():
+    liar = AgreesWithEverything()
+    engine = {"a": SimpleNamespace(requires_grad=liar, is_leaf=liar, grad=None)}
+    with pytest.raises(AssertionError) as info:
+        check_flags(engine, {"a": torch.ones(2, requires_grad=True)})
+    message = str(info.value)
+    assert message.splitlines()[0] == "flags disagree with torch (2 of 3 checks):"
+    assert "not a bool (AgreesWithEverything)" in message
+    assert "hint: a flag is True or False (a bool), as torch's is" in message
+
+
+def test_a_one_for_true_is_not_a_bool_but_a_numpy_bool_is():
+    torch_side = {"a": torch.ones(2, requires_grad=True)}
+    with pytest.raises(AssertionError, match=r"not a bool \(int\)"):
+        check_flags({"a": SimpleNamespace(requires_grad=1, is_leaf=True, grad=None)}, torch_side)
+    honest = SimpleNamespace(requires_grad=np.True_, is_leaf=np.bool_(True), grad=None)
+    check_flags({"a": honest}, torch_side, quiet=True)
+
+
+def test_a_callable_engine_tensor_is_inspected_not_called():
+    reference = torch.ones(2, requires_grad=True)
+
+    class CallableTensor:
+        """Planted: wrong flags of its own, torch's tensor (right flags) when called."""
+
+        requires_grad = False
+        is_leaf = False
+        grad = None
+
+        def __call__(self):
+            return reference
+
+    with pytest.raises(AssertionError, match="2 of 3 checks"):
+        check_flags({"a": CallableTensor()}, {"a": reference})
+
+
+def test_a_torch_tensor_in_place_of_the_engines_is_refused():
+    reference = torch.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="engine tensor 'a' is a torch.Tensor"):
+        check_flags({"a": lambda: reference}, {"a": reference})
+
+
+def test_a_non_boolean_torch_attribute_is_not_a_flag():
+    with pytest.raises(ValueError, match="flag 'shape' is not a bool in torch"):
+        check_flags({"a": Tensor(X)}, {"a": torch.tensor(X)}, flags=["shape"])
+
+
+def test_an_error_that_fakes_its_class_is_judged_by_its_type():
+    class DisguisedError(ValueError):
+        """Planted: a ValueError whose __class__ claims RuntimeError (isinstance believes it)."""
+
+        @property
+        def __class__(self):
+            return RuntimeError
+
+    assert isinstance(DisguisedError(), RuntimeError)  # the lie works on a plain isinstance
+    with pytest.raises(AssertionError, match="but yours raised DisguisedError"):
+        check_raises_like(
+            raiser(DisguisedError("scalar outputs only")),
+            torch_backward_on_vector,
+            what="backward on a non-scalar",
+        )
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, text",
+    [
+        ({"match": "(unclosed"}, ValueError, "match '(unclosed' is not a valid regular expression"),
+        ({"match": 3}, TypeError, "match must be a regular expression string or None; got 3"),
+        ({"what": None}, TypeError, "what must be a non-empty string naming the misuse"),
+    ],
+)
+def test_raises_like_bad_inputs_are_named(kwargs, error, text):
+    arguments = {"what": "backward on a non-scalar", **kwargs}
+    with pytest.raises(error) as info:
+        check_raises_like(engine_backward_on_vector, torch_backward_on_vector, **arguments)
+    assert text in str(info.value)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from autograder.checks.array import check_array
 from autograder.checks.compare import compare_arrays, format_array_diff, tolerances
 
 RNG = np.random.default_rng(0)
@@ -217,3 +218,119 @@ def test_integer_arrays_compare_exactly():
     compare_arrays("forward", np.arange(3), np.arange(3), device="cpu")
     message = failure("forward", np.array([0, 1, 3]), np.arange(3))
     assert "1 of 3 elements differ" in message
+
+
+# --- check_array: objects that lie, any layout, bad inputs ------------------------------
+
+EXPECTED = np.array([1.0, 2.0, 3.0])
+
+
+class EqualsEverything(np.ndarray):
+    """Planted: an ndarray subclass whose comparisons, allclose and __array__ all lie."""
+
+    def __eq__(self, other):
+        return np.ones(np.shape(other), dtype=bool)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return np.ones(EXPECTED.shape, dtype=bool)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return np.ones(EXPECTED.shape, dtype=bool)  # np.isclose, np.allclose... all "True"
+
+    def __array__(self, dtype=None, copy=None):
+        return EXPECTED.copy()
+
+    def allclose(self, *args, **kwargs):
+        return True
+
+
+class FloatEqualsEverything(float):
+    """Planted: a float subclass that claims to equal anything."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class ArrayOf:
+    """An object that is read through __array__: it is what __array__ returns."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self.values)
+
+
+def check_array_failure(got, expected=EXPECTED, what="x") -> str:
+    with pytest.raises(AssertionError) as info:
+        check_array(what, got, expected, quiet=True)
+    return str(info.value)
+
+
+def test_an_ndarray_subclass_is_judged_by_its_numbers():
+    liar = np.zeros(3).view(EqualsEverything)
+    assert "3 of 3 elements differ" in check_array_failure(liar)
+
+
+def test_a_float_subclass_is_judged_by_its_value():
+    message = check_array_failure(FloatEqualsEverything(5.0), np.float64(1.0))
+    assert "wrong values" in message and "5.0" in message
+
+
+def test_an_object_with_array_is_what_its_array_holds():
+    check_array("x", ArrayOf([1.0, 2.0, 3.0]), EXPECTED, quiet=True)
+    assert "wrong values" in check_array_failure(ArrayOf([1.0, 2.0, 4.0]))
+
+
+def test_objects_that_are_not_numbers_fail():
+    message = check_array_failure(np.array([FloatEqualsEverything(1.0)] * 3, dtype=object))
+    assert message.startswith("x does not match torch: yours is not an array of numbers")
+
+
+@pytest.mark.parametrize(
+    "got",
+    [EXPECTED[::-1].copy()[::-1], EXPECTED.astype(">f8"), np.repeat(EXPECTED, 2)[::2]],
+    ids=["reversed", "big-endian", "strided"],
+)
+def test_every_layout_of_the_right_numbers_passes(got):
+    check_array("x", got, EXPECTED, quiet=True)
+    check_array("x", EXPECTED, got, quiet=True)
+
+
+def test_check_array_names_the_unbroadcast_mistake():
+    message = check_array_failure(np.ones((2, 3)), np.ones((2, 1)), what="unbroadcast to (2, 1)")
+    assert message.splitlines()[-1] == (
+        "  hint: yours has the shape torch's result broadcasts to: "
+        "sum yours over axis 1 with keepdims=True to get (2, 1)"
+    )
+
+
+def test_unbroadcast_hint_names_leading_and_kept_axes():
+    message = failure("grad of input 'b'", np.ones((4, 2, 3)), np.ones((2, 1)))
+    assert "(sum yours over axes 0, 2, keeping axis 2 as size 1 to get (2, 1))" in message
+
+
+def test_a_torch_tensor_that_requires_grad_is_named_not_crashed_on():
+    torch = pytest.importorskip("torch")
+    tensor = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="x: yours is a torch.Tensor"):
+        check_array("x", tensor, EXPECTED)
+    with pytest.raises(TypeError, match="expected is a torch.Tensor"):
+        check_array("x", EXPECTED, tensor)
+
+
+@pytest.mark.parametrize(
+    "what, expected, error, text",
+    [
+        (None, EXPECTED, TypeError, "what must be a non-empty string naming the result; got None"),
+        ("x", None, TypeError, "check_array('x'): expected is None"),
+        ("x", np.ones(0), ValueError, "expected has no elements, so nothing would be compared"),
+        ("x", np.array(["a"]), TypeError, "expected has dtype <U1, not numbers"),
+    ],
+)
+def test_check_array_bad_inputs_are_named(what, expected, error, text):
+    with pytest.raises(error) as info:
+        check_array(what, np.zeros(3), expected)
+    assert text in str(info.value)

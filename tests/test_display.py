@@ -1,5 +1,7 @@
 """Check results as HTML in a Jupyter kernel, unchanged plain text everywhere else."""
 
+import re
+
 import nbformat
 import numpy as np
 import pytest
@@ -7,9 +9,11 @@ import torch
 from nbclient import NotebookClient
 
 from autograder import check_array, check_flags, check_parity, check_raises_like
-from autograder.checks import display
+from autograder.checks import display, tracebacks
 from autograder.checks.compare import compare_arrays
 from autograder.engine.tensor import Tensor
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture
@@ -157,3 +161,116 @@ def test_in_a_real_kernel_html_comes_first_and_the_error_is_recorded_as_text(tmp
     assert error.ename == "AssertionError"
     assert error.evalue == outputs[1].data["text/plain"]
     assert error.evalue.startswith("ones does not match torch (cpu, float64): wrong values")
+    traceback = ANSI.sub("", "\n".join(error.traceback))
+    # The student's cell and the message, without the check library's own frames.
+    assert "Cell In[1], line 4" in traceback and "check_array('ones', np.zeros(2)" in traceback
+    assert "autograder" not in traceback.replace("from autograder import", "")
+    assert traceback.endswith(error.evalue)
+
+
+@pytest.mark.slow
+def test_in_a_real_kernel_other_errors_keep_their_whole_traceback():
+    source = (
+        "import numpy as np\n"
+        "from autograder import check_array, check_parity\n"
+        "from autograder.engine.tensor import Tensor\n"
+        "try:\n"
+        "    check_array('ones', np.zeros(2), np.ones(2))\n"
+        "except AssertionError:\n"
+        "    pass\n"
+        "def forward(a):\n"
+        "    raise NotImplementedError('my forward')\n"
+        "check_parity(forward, {'a': np.ones(2)}, tensor_type=Tensor, torch_fn=lambda a: a)\n"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(notebook, timeout=120, allow_errors=True, kernel_name="python3").execute()
+    error = notebook.cells[0].outputs[-1]
+    assert error.ename == "NotImplementedError"
+    traceback = ANSI.sub("", "\n".join(error.traceback))
+    assert "raise NotImplementedError('my forward')" in traceback  # the student's frame stays
+
+
+# --- the quiet traceback handler, without a kernel -------------------------------------
+
+
+def failed_check() -> AssertionError:
+    try:
+        check_raises_like(lambda: None, lambda: 1 / 0, what="divide by zero", quiet=True)
+    except AssertionError as error:
+        return error
+    raise RuntimeError("the planted check did not fail")
+
+
+def frame_modules(tb) -> list[str]:
+    modules = []
+    while tb is not None:
+        modules.append(tb.tb_frame.f_globals["__name__"])
+        tb = tb.tb_next
+    return modules
+
+
+class FakeShell:
+    """Records what IPython would be asked to show, and any handler installed."""
+
+    kernel = object()
+
+    def __init__(self, custom_exceptions=()):
+        self.custom_exceptions = custom_exceptions
+        self.CustomTB = None
+        self.shown = []
+
+    def showtraceback(self, exc_tuple, tb_offset=None):
+        self.shown.append(exc_tuple)
+
+    def set_custom_exc(self, exc_tuple, handler):
+        self.custom_exceptions = exc_tuple
+        self.CustomTB = handler
+
+
+def test_a_failed_checks_traceback_loses_only_the_libraries_frames():
+    error = failed_check()
+    assert "autograder.checks.behaviour" in frame_modules(error.__traceback__)
+    shell = FakeShell()
+    tracebacks.show_quietly(shell, AssertionError, error, error.__traceback__)
+    [(etype, value, tb)] = shell.shown
+    assert value is error and frame_modules(tb) == [__name__]  # this test's frame only
+
+
+def test_other_assertion_errors_are_shown_as_they_are():
+    try:
+        check_array(None, np.ones(1), np.ones(1))  # a TypeError inside the package...
+    except TypeError as error:
+        caught = error
+    plain = AssertionError("a plain assert")
+    plain.__traceback__ = caught.__traceback__  # ...whose frames must stay for a plain error
+    shell = FakeShell()
+    tracebacks.show_quietly(shell, AssertionError, plain, plain.__traceback__)
+    modules = frame_modules(shell.shown[0][2])
+    assert modules == [__name__, "autograder.checks.array"]
+
+
+def test_the_handler_is_installed_once_and_never_over_someone_elses(monkeypatch):
+    import IPython
+
+    shell = FakeShell()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    assert tracebacks.install_quiet_tracebacks() is True
+    assert shell.custom_exceptions == (AssertionError,)
+    assert shell.CustomTB is tracebacks.show_quietly
+    assert tracebacks.install_quiet_tracebacks() is True  # already ours
+
+    def theirs(*args, **kwargs):
+        return None
+
+    other = FakeShell(custom_exceptions=(KeyError,))
+    other.CustomTB = theirs
+    monkeypatch.setattr(IPython, "get_ipython", lambda: other)
+    assert tracebacks.install_quiet_tracebacks() is False
+    assert other.CustomTB is theirs
+
+
+def test_outside_a_kernel_nothing_is_installed(monkeypatch):
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    assert tracebacks.install_quiet_tracebacks() is False

@@ -289,6 +289,17 @@ def test_torch_side_exception_says_so():
         ({"tensor_type": Tensor(B)}, TypeError, "tensor_type must be your engine's tensor class"),
         ({"requires_grad": ["a", "q"]}, ValueError, "requires_grad names unknown input 'q'"),
         ({"devices": ["tpu"]}, ValueError, "unknown device 'tpu'"),
+        ({"devices": []}, ValueError, "devices is empty, so nothing would be compared"),
+        ({"gradient_seed": 1.5}, TypeError, "gradient_seed must be an integer; got float 1.5"),
+        ({"gradient_seed": True}, TypeError, "gradient_seed must be an integer; got bool"),
+        ({"gradient_seed": -1}, ValueError, "gradient_seed must be non-negative; got -1"),
+        ({"requires_grad": True}, TypeError, "requires_grad must name inputs"),
+        ({"inputs": {"w": np.ones((2, 0))}}, ValueError, "input 'w' has no elements"),
+        (
+            {"inputs": {"w": torch.ones(3, requires_grad=True)}},
+            TypeError,
+            "input 'w' is a torch.Tensor: pass NumPy arrays",
+        ),
     ],
 )
 def test_bad_arguments(kwargs, error, text):
@@ -331,3 +342,117 @@ def test_tf32_disabled_restores_previous_settings():
         assert torch.backends.cuda.matmul.allow_tf32 is True
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
+
+
+# --- nothing compared, any layout, objects that lie --------------------------------------
+
+
+def test_an_explicit_but_unavailable_device_alone_fails(monkeypatch):
+    # Planted machine without CUDA: a wrong engine must not pass by comparing nothing.
+    monkeypatch.setattr(parity, "torch_devices", lambda: [DeviceStatus("cpu", True)])
+    with pytest.raises(AssertionError) as info:
+        check_parity(
+            lambda a: a * 3.0,
+            {"a": A},
+            tensor_type=Tensor,
+            torch_fn=lambda a: a * 2.0,
+            devices=["cuda"],
+        )
+    message = str(info.value)
+    assert message.startswith(
+        "nothing compared with torch: no requested device could run (cuda: not available)"
+    )
+    assert "leave devices=None" in message
+
+
+def test_an_unavailable_device_beside_cpu_is_a_named_skip(monkeypatch, capsys):
+    monkeypatch.setattr(parity, "torch_devices", lambda: [DeviceStatus("cpu", True)])
+    report = check_parity(lambda a: a.exp(), {"a": A}, tensor_type=Tensor, devices=["cpu", "cuda"])
+    assert report.devices_checked == ["cpu"]
+    assert report.devices_skipped == [("cuda", "not available")]
+    assert "cuda: not available, skipped" in capsys.readouterr().out
+
+
+def test_default_devices_always_compare_on_cpu(monkeypatch):
+    fake = [DeviceStatus("cpu", True), DeviceStatus("cuda", False, "not available")]
+    monkeypatch.setattr(parity, "torch_devices", lambda: fake)
+    report = check_parity(lambda a: a.exp(), {"a": A}, tensor_type=Tensor, quiet=True)
+    assert report.devices_checked == ["cpu"]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda a: a[::-1],
+        lambda a: a[:, ::-2],
+        lambda a: a.T,
+        lambda a: np.asfortranarray(a),
+        lambda a: a.astype(">f8"),
+        lambda a: np.broadcast_to(a[:1], a.shape),
+    ],
+    ids=["reversed", "reversed-strided", "transposed", "fortran", "big-endian", "broadcast"],
+)
+def test_every_valid_input_layout_is_accepted(layout):
+    weird = layout(A)
+    report = check_parity(
+        lambda a: (a * a).tanh().sum(), {"a": weird}, tensor_type=Tensor, quiet=True
+    )
+    assert report.n_gradients == 1
+    # The engine saw the same numbers torch did: a wrong rule still fails on such input.
+    with pytest.raises(AssertionError, match="wrong values"):
+        check_parity(
+            lambda a: (a * a).tanh().sum(),
+            {"a": weird},
+            tensor_type=Tensor,
+            torch_fn=lambda a: (a * a).sum(),
+            devices=["cpu"],
+        )
+
+
+class ClaimsToMatch(np.ndarray):
+    """Planted engine data: an ndarray subclass whose comparisons say "all equal"."""
+
+    def __eq__(self, other):
+        return np.ones(np.shape(other), dtype=bool)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return True
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return np.ones(self.shape, dtype=bool)
+
+
+def lying_output(data_of):
+    """fn for check_parity: returns a Tensor whose .data reads back data_of(a's data)."""
+
+    class LyingData(Tensor):
+        @property
+        def data(self):
+            return data_of(self.__dict__["_true_data"])
+
+        @data.setter
+        def data(self, value):
+            self.__dict__["_true_data"] = value
+
+    return lambda a: LyingData(np.array(a.data))
+
+
+def test_forward_data_that_claims_to_match_is_judged_by_its_numbers():
+    fn = lying_output(lambda data: (data + 1.0).view(ClaimsToMatch))
+    message = parity_failure(fn, {"a": A}, tensor_type=Tensor, torch_fn=lambda a: a * 1.0)
+    assert message.startswith("forward does not match torch (cpu, float64): wrong values")
+
+
+def test_forward_data_that_is_not_numbers_fails():
+    fn = lying_output(lambda data: [object()])
+    message = parity_failure(fn, {"a": A}, tensor_type=Tensor, torch_fn=lambda a: a * 1.0)
+    assert message.startswith("forward does not match torch: yours is not an array of numbers")
+
+
+def test_a_gradient_that_claims_to_match_is_judged_by_its_numbers():
+    message = parity_failure(
+        lambda a: (a * a).sum(),
+        {"a": A},
+        tensor_type=planted_grad(lambda g: (2.0 * g).view(ClaimsToMatch)),
+    )
+    assert "grad of input 'a' does not match torch" in message and "wrong values" in message

@@ -2,10 +2,9 @@
 
 from typing import Any
 
-import numpy as np
-
 from autograder.checks.compare import compare_arrays
 from autograder.checks.display import report_pass
+from autograder.checks.exact import exact_array, is_torch_tensor
 
 
 def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> None:
@@ -13,12 +12,25 @@ def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> N
 
     For results that are not a forward pass with gradients, such as ``unbroadcast``'s
     output or a ``.grad`` after two backward calls. Prints one line when they match.
+    Both are read into exact NumPy arrays first: no object's own comparison decides.
     """
     __tracebackhide__ = True  # tracebacks show the student's code, not ours
-    if hasattr(expected, "detach"):
+    if not isinstance(what, str) or not what.strip():
         raise TypeError(
-            f"check_array({what!r}): pass torch's result as NumPy (tensor.detach().cpu().numpy())"
+            f"check_array: what must be a non-empty string naming the result; got {what!r}"
+        )
+    if is_torch_tensor(expected):
+        raise TypeError(
+            f"check_array({what!r}): expected is a torch.Tensor: pass torch's result as NumPy "
+            "(tensor.detach().cpu().numpy())"
+        )
+    if expected is None:
+        raise TypeError(f"check_array({what!r}): expected is None: pass torch's result as NumPy")
+    expected = exact_array(expected, f"check_array({what!r}): expected")
+    if expected.size == 0:
+        raise ValueError(
+            f"check_array({what!r}): expected has no elements, so nothing would be compared"
         )
     compare_arrays(what, got, expected, device="cpu")
     if not quiet:
-        report_pass(f"{what}: matches torch ({np.asarray(expected).dtype.name})")
+        report_pass(f"{what}: matches torch ({expected.dtype.name})")

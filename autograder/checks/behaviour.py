@@ -5,6 +5,7 @@ class as torch, or no exception when torch raises none) and what autograd's book
 flags say (``check_flags``: requires_grad, is_leaf, whether .grad or .grad_fn is None).
 """
 
+import functools
 import re
 import types
 import warnings
@@ -16,6 +17,7 @@ import numpy as np
 
 from autograder.checks.compare import format_table
 from autograder.checks.display import FailureView, failure, report_pass, view_from_message
+from autograder.checks.exact import is_torch_tensor
 
 _MAX_MESSAGE = 160
 
@@ -31,6 +33,9 @@ FLAG_HINTS: dict[str, str] = {
 }
 
 
+NOT_A_BOOL_HINT = "a flag is True or False (a bool), as torch's is"
+
+
 class _Missing:
     """Marks a flag the engine's tensor does not have at all."""
 
@@ -41,9 +46,22 @@ class _Missing:
         return f"missing (no .{self.attribute})"
 
 
+class _NotBool:
+    """Marks a flag whose value is not an exact bool; only its type's name is kept."""
+
+    def __init__(self, value: Any) -> None:
+        try:
+            self.type_name = str(type(value).__name__)
+        except Exception:  # a metaclass could make even the name misbehave
+            self.type_name = "object"
+
+    def __str__(self) -> str:
+        return f"not a bool ({self.type_name})"
+
+
 def _describe(exc: BaseException) -> str:
     """ClassName('first line of the message'), short enough for one line."""
-    lines = str(exc).strip().splitlines()
+    lines = _message(exc).strip().splitlines()
     message = lines[0] if lines else ""
     if len(message) > _MAX_MESSAGE:
         message = message[: _MAX_MESSAGE - 3] + "..."
@@ -85,6 +103,27 @@ def _raises_failure(
     return failure(message, view)
 
 
+def _compile_match(match: Any) -> re.Pattern[str] | None:
+    """``match`` compiled (case-insensitive), or a clear error naming it."""
+    if match is None:
+        return None
+    if not isinstance(match, str):
+        raise TypeError(f"match must be a regular expression string or None; got {match!r}")
+    try:
+        return re.compile(match, re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"match {match!r} is not a valid regular expression: {exc}") from None
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's message as an exact str (a rigged ``__str__`` may return anything)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return ""
+    return str.__str__(text) if isinstance(text, str) else ""
+
+
 def check_raises_like(
     engine_call: Callable[[], Any],
     torch_call: Callable[[], Any],
@@ -102,6 +141,9 @@ def check_raises_like(
     __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not callable(engine_call) or not callable(torch_call):
         raise TypeError("engine_call and torch_call must be zero-argument callables (lambdas)")
+    if not isinstance(what, str) or not what.strip():
+        raise TypeError(f"what must be a non-empty string naming the misuse; got {what!r}")
+    pattern = _compile_match(match)
     label = f"'{what}'"
     torch_exc = _call(torch_call)
     engine_exc = _call(engine_call)
@@ -127,7 +169,7 @@ def check_raises_like(
             torch_exc,
             engine_exc,
         )
-    if not isinstance(engine_exc, expected):
+    if not issubclass(type(engine_exc), expected):  # type(): __class__ can be faked
         raise _raises_failure(
             f"misuse {label}: torch raises {_describe(torch_exc)} "
             f"but yours raised {_describe(engine_exc)}\n"
@@ -136,7 +178,7 @@ def check_raises_like(
             torch_exc,
             engine_exc,
         ) from engine_exc
-    if match is not None and not re.search(match, str(engine_exc), re.IGNORECASE):
+    if pattern is not None and not pattern.search(_message(engine_exc)):
         raise _raises_failure(
             f"misuse {label}: yours raises {name} as torch does, but its message does not "
             f"match /{match}/ (case-insensitive)\n"
@@ -150,9 +192,28 @@ def check_raises_like(
         report_pass(f"misuse {label} raises {name} in both")
 
 
+# What a caller may pass to build a tensor lazily (after some backward). A callable object
+# of any other kind may be the student's tensor itself, which is inspected, never called.
+_LAZY_TYPES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
 def _resolve(value: Any) -> Any:
-    # Zero-argument callables let a caller build the tensor lazily (after some backward).
-    return value() if callable(value) else value
+    """The tensor itself, or what a function or lambda given in its place returns."""
+    if isinstance(value, _LAZY_TYPES) or type(value) is functools.partial:
+        return value()
+    return value
+
+
+def _exact_bool(value: Any) -> Any:
+    """``value`` as a Python bool if it is exactly a bool (or NumPy bool), else _NotBool.
+
+    Neither ``__eq__`` nor ``__bool__`` of the object is consulted: only its type.
+    """
+    if type(value) is bool:
+        return value
+    if type(value) is np.bool_:
+        return bool(value)
+    return _NotBool(value)
 
 
 def _flag_value(tensor: Any, flag: str) -> Any:
@@ -166,24 +227,17 @@ def _flag_value(tensor: Any, flag: str) -> Any:
         value = getattr(tensor, attribute)
         if isinstance(value, types.MethodType | types.BuiltinMethodType):
             value = value()  # a method such as is_inference(): its answer is the flag
-    return value is None if flag.endswith(" is None") else value
+    return value is None if flag.endswith(" is None") else _exact_bool(value)
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, _Missing):
-        return str(value)
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value))  # "True", not NumPy's "np.True_"
-    return repr(value)
+    """A flag's value for the table: its markers' text, or True/False."""
+    return str(value)  # only bools and the two markers get here
 
 
-def _same(torch_value: Any, engine_value: Any) -> bool:
-    if isinstance(engine_value, _Missing):
-        return False
-    try:
-        return bool(torch_value == engine_value)
-    except Exception:  # e.g. comparing arrays: not a flag we can judge, so it differs
-        return False
+def _same(torch_value: bool, engine_value: Any) -> bool:
+    """Equal as exact bools; a missing or non-bool engine flag never agrees."""
+    return type(engine_value) is bool and engine_value is torch_value
 
 
 def check_flags(
@@ -218,10 +272,20 @@ def check_flags(
     for name in engine_tensors:
         engine_tensor = _resolve(engine_tensors[name])
         torch_tensor = _resolve(torch_tensors[name])
+        if is_torch_tensor(engine_tensor):
+            raise TypeError(
+                f"engine tensor {name!r} is a torch.Tensor: pass your engine's tensor, so that "
+                "its flags are compared with torch's"
+            )
         for flag in flag_list:
             torch_value = _flag_value(torch_tensor, flag)
             if isinstance(torch_value, _Missing):
                 raise ValueError(f"unknown flag {flag!r}: torch tensors have no such attribute")
+            if isinstance(torch_value, _NotBool):
+                raise ValueError(
+                    f"flag {flag!r} is not a bool in torch ({torch_value.type_name}): "
+                    "check_flags compares true/false flags only"
+                )
             engine_value = _flag_value(engine_tensor, flag)
             if not _same(torch_value, engine_value):
                 rows.append((name, flag, _show(torch_value), _show(engine_value)))
@@ -236,6 +300,9 @@ def check_flags(
             if hint:
                 lines.append(f"  hint ({flag}): {hint}")
                 hints.append(f"({flag}) {hint}")
+        if any(row[3].startswith("not a bool") for row in rows):
+            lines.append(f"  hint: {NOT_A_BOOL_HINT}")
+            hints.append(NOT_A_BOOL_HINT)
         view = FailureView(
             title=lines[0],
             columns=("tensor", "flag", "torch", "yours"),

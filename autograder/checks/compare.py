@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks.display import FailureView, failure
+from autograder.checks.exact import exact_array, is_torch_tensor
 
 Shape = tuple[int, ...]
 
@@ -197,19 +198,18 @@ def _shape_hint(
 ) -> str | None:
     """The most likely reason for a shape mismatch, if one is recognisable."""
     is_grad = _is_grad(what)
+    summed = _broadcast_sum(got.shape, expected.shape)
     if (
         input_shape is not None
         and output_shape is not None
         and got.shape == tuple(output_shape) != tuple(input_shape)
     ):
-        return UNBROADCAST_HINT
-    if is_grad and got.size > expected.size:
-        try:
-            # expected's shape stretches to got's: the broadcast dimensions were not summed.
-            if np.broadcast_shapes(expected.shape, got.shape) == got.shape:
-                return UNBROADCAST_HINT
-        except ValueError:
-            pass
+        return f"{UNBROADCAST_HINT} ({summed})" if summed else UNBROADCAST_HINT
+    if summed:
+        # expected's shape stretches to got's: the broadcast dimensions were not summed.
+        if is_grad:
+            return f"{UNBROADCAST_HINT} ({summed})"
+        return f"yours has the shape torch's result broadcasts to: {summed}"
     if got.ndim == 2 and got.shape == expected.shape[::-1]:
         numeric = got.dtype.kind in "fciu" and expected.dtype.kind in "fciu"
         if numeric and _elementwise_close(got.T, expected, *tolerances(expected.dtype)).all():
@@ -225,6 +225,39 @@ def _shape_hint(
             "spread the gradient back to the input's shape"
         )
     return None
+
+
+def _broadcast_sum(got: Shape, target: Shape) -> str | None:
+    """How to sum an array of shape ``got`` back to ``target``, if ``target`` broadcasts to it.
+
+    E.g. (2, 3) back to (2, 1): "sum yours over axis 1 with keepdims=True to get (2, 1)". None
+    when ``target`` does not broadcast to ``got`` or the shapes are equal.
+    """
+    got, target = tuple(got), tuple(target)
+    if got == target or len(target) > len(got):
+        return None
+    try:
+        if np.broadcast_shapes(target, got) != got:
+            return None
+    except ValueError:
+        return None
+    lead = len(got) - len(target)
+    dropped = list(range(lead))
+    kept = [lead + i for i, n in enumerate(target) if n == 1 and got[lead + i] != 1]
+    if not dropped and not kept:
+        return None
+
+    def axes(numbers: list[int]) -> str:
+        noun = "axis" if len(numbers) == 1 else "axes"
+        return f"{noun} {', '.join(str(n) for n in numbers)}"
+
+    # One sum over the axes numbered as in yours (numbers shift after a first sum).
+    text = f"sum yours over {axes(dropped + kept)}"
+    if kept and dropped:
+        text += f", keeping {axes(kept)} as size 1"
+    elif kept:
+        text += " with keepdims=True"
+    return f"{text} to get {_fmt_shape(target)}"
 
 
 def _dtype_hint(got: np.dtype, expected: np.dtype) -> str:
@@ -295,8 +328,9 @@ def compare_arrays(
     __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if got is None and expected is None:
         return
+    if expected is not None:
+        expected = exact_array(expected, f"expected value of {what!r} (torch's)")
     if got is None:
-        expected = np.asarray(expected)
         target = _target(what)
         raise failure(
             f"{what} does not match torch ({device}, {expected.dtype.name}): yours is None\n"
@@ -305,7 +339,7 @@ def compare_arrays(
             "  hint: computing with .data (or NumPy functions on it) cuts the graph, "
             "so no gradient flows back"
         )
-    got = np.asarray(got)
+    got = student_array(what, got)
     if expected is None:
         raise failure(
             f"{what} does not match torch ({device}): torch's is None\n"
@@ -314,7 +348,6 @@ def compare_arrays(
             "  hint: torch leaves .grad None when the output does not depend on that input "
             "through differentiable operations (or it does not require grad)"
         )
-    expected = np.asarray(expected)
     header = f"{what} does not match torch ({device}, {expected.dtype.name})"
 
     if got.shape != expected.shape:
@@ -355,6 +388,24 @@ def compare_arrays(
         hints=(hint,) if hint else (),
     )
     raise failure("\n".join(lines), view)
+
+
+def student_array(what: str, got: Any) -> np.ndarray:
+    """``got`` as an exact NumPy array; a value that holds no numbers fails the check."""
+    __tracebackhide__ = True
+    if is_torch_tensor(got):
+        raise TypeError(
+            f"{what}: yours is a torch.Tensor, but it must come from your engine "
+            "(a NumPy array); torch is only the reference"
+        )
+    try:
+        return exact_array(got, "yours")
+    except TypeError as exc:
+        raise failure(
+            f"{what} does not match torch: yours is not an array of numbers\n"
+            f"  {exc} (a {type(got).__name__})\n"
+            "  hint: return NumPy arrays (or your engine's tensors' .data) of floats"
+        ) from None
 
 
 def _pair_view(title: str, label: str, expected: Any, got: Any, hint: str | None) -> FailureView:

@@ -4,7 +4,9 @@ The checks keep their plain-text behaviour everywhere: a match prints one line, 
 raises AssertionError with the full explanation (that message is what nbgrader records and
 what feedback shows). Inside a Jupyter kernel they also show the result as HTML: a green
 line for a match; for a mismatch, just before the AssertionError, a small block with the
-headline, the error figures, a table of expected against got and the hint.
+headline, the error figures, a table of expected against got and the hint; the traceback
+under it then shows the student's cell and the message, not this package's frames
+(``autograder.checks.tracebacks``).
 
 The HTML is self-contained (inline styles, no scripts) and every piece of text in it is
 escaped. ``silenced()`` turns all of it off, printing included (used by the progress cell).
@@ -146,6 +148,10 @@ def failure(message: str, view: FailureView | None = None) -> AssertionError:
     if view is None:
         view = view_from_message(message)
     setattr(error, VIEW_ATTRIBUTE, view)
+    if in_kernel():
+        from autograder.checks.tracebacks import install_quiet_tracebacks  # needs this module
+
+        install_quiet_tracebacks()  # the traceback below the block: the cell, not our code
     if not is_silenced() and in_kernel():
         try:
             _display(message, failure_html(view))

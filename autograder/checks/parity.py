@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from autograder.checks.compare import compare_arrays
+from autograder.checks.compare import compare_arrays, student_array
 from autograder.checks.devices import DeviceStatus, tf32_disabled, torch_devices
 from autograder.checks.display import failure, report_pass
+from autograder.checks.exact import exact_array
 
 Shape = tuple[int, ...]
 
@@ -96,12 +97,18 @@ def _input_arrays(inputs: Any, tensor_type: type) -> dict[str, np.ndarray]:
                 f"input {name!r} is already a {tensor_type.__name__}: pass NumPy arrays; the "
                 "helper builds both the engine tensor and the torch tensor from them"
             )
-        array = np.asarray(value)
+        try:
+            # Any valid layout (reversed, strided, Fortran, big-endian) becomes a plain copy.
+            array = exact_array(value, f"input {name!r}")
+        except TypeError as exc:
+            raise TypeError(f"{exc}: pass a NumPy array of booleans, integers or floats") from None
         if array.dtype.kind not in _NUMERIC_KINDS:
             raise TypeError(
                 f"input {name!r} has dtype {array.dtype}: pass a NumPy array of booleans, "
                 "integers or floats"
             )
+        if array.size == 0:
+            raise ValueError(f"input {name!r} has no elements, so nothing would be compared")
         arrays[name] = array
     return arrays
 
@@ -111,7 +118,15 @@ def _grad_names(arrays: Mapping[str, np.ndarray], requires_grad: Any) -> list[st
     if requires_grad is None:
         return [name for name, array in arrays.items() if array.dtype.kind == "f"]
     # A lone string would otherwise be iterated letter by letter.
-    wanted = [requires_grad] if isinstance(requires_grad, str) else list(requires_grad)
+    if isinstance(requires_grad, str):
+        wanted = [requires_grad]
+    elif isinstance(requires_grad, Iterable):
+        wanted = list(requires_grad)
+    else:
+        raise TypeError(
+            "requires_grad must name inputs (a name or a list of names) or be None; "
+            f"got {type(requires_grad).__name__} {requires_grad!r}"
+        )
     for name in wanted:
         if name not in arrays:
             known = ", ".join(repr(n) for n in arrays)
@@ -133,6 +148,11 @@ def _select_devices(
         requested = [(status.name, status) for status in known.values()]
     else:
         names = [devices] if isinstance(devices, str) else list(devices)
+        if not names:
+            raise ValueError(
+                "devices is empty, so nothing would be compared: name at least one device "
+                "(e.g. ['cpu']) or leave devices=None for every available one"
+            )
         requested = []
         for name in names:
             base = str(name).split(":")[0]  # "cuda:1" is a cuda device
@@ -209,14 +229,36 @@ def _run_torch(
     return _TorchRun(device, forward, grads, upstream, backward_ran)
 
 
-def _engine_grad(tensor: Any) -> np.ndarray | None:
-    """The engine's ``.grad`` as an array: it may be None, an array, or an engine tensor."""
+def _engine_grad(tensor: Any) -> Any:
+    """The engine's ``.grad``: None, an array, or an engine tensor (then its ``.data``).
+
+    Returned as found: ``compare_arrays`` reads it into an exact NumPy array.
+    """
     grad = getattr(tensor, "grad", None)
     if grad is None:
         return None
-    if not isinstance(grad, np.ndarray) and hasattr(grad, "data"):
+    if not issubclass(type(grad), np.ndarray) and hasattr(grad, "data"):
         grad = grad.data
-    return np.asarray(grad)
+    return grad
+
+
+def _check_seed(seed: Any) -> int:
+    """``gradient_seed`` as a Python int; NumPy's generators take non-negative integers."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"gradient_seed must be an integer; got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"gradient_seed must be non-negative; got {seed}")
+    return int(seed)
+
+
+def _nothing_compared(skipped: list[tuple[str, str]]) -> AssertionError:
+    """The failure of a check whose every requested device was skipped."""
+    reasons = "; ".join(f"{name}: {reason}" for name, reason in skipped)
+    return failure(
+        f"nothing compared with torch: no requested device could run ({reasons})\n"
+        "  hint: a check that compares nothing cannot pass; leave devices=None to use "
+        "every available device (cpu always is)"
+    )
 
 
 def _broadcast_shape(arrays: Mapping[str, np.ndarray], fallback: Shape) -> Shape:
@@ -243,6 +285,10 @@ def check_parity(
     ``fn`` gets engine tensors, ``torch_fn`` (default ``fn``) torch tensors, both built from
     the NumPy arrays in ``inputs`` in their order. ``requires_grad`` names the inputs to
     differentiate (default: every floating input). Errors in ``fn`` propagate unchanged.
+
+    ``devices`` (default: every device torch can use here; cpu always can) limits the
+    comparison; a requested device that is unavailable is skipped and named in the report,
+    and when no requested device can run the check fails, since it compared nothing.
     """
     __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if not callable(fn):
@@ -256,9 +302,12 @@ def check_parity(
             "tensor_type must be your engine's tensor class (e.g. Tensor); "
             f"got {type(tensor_type).__name__} {tensor_type!r}"
         )
+    gradient_seed = _check_seed(gradient_seed)
     arrays = _input_arrays(inputs, tensor_type)
     grad_names = _grad_names(arrays, requires_grad)
     checked, skipped = _select_devices(devices, arrays)
+    if not checked:
+        raise _nothing_compared(skipped)
 
     # The student's forward first: its exceptions reach the student with their traceback.
     leaves = {
@@ -271,7 +320,7 @@ def check_parity(
             f"forward: your function returned {type(out).__name__}, "
             f"expected a {tensor_type.__name__}"
         )
-    engine_forward = np.asarray(out.data)
+    engine_forward = student_array("forward", getattr(out, "data", None))
 
     runs = []
     for device in checked:
@@ -281,12 +330,15 @@ def check_parity(
         else:
             runs.append(_run_torch(torch_fn, arrays, grad_names, device, gradient_seed))
 
+    if runs[0].forward.size == 0:
+        raise ValueError("torch_fn's result has no elements, so nothing would be compared")
+
     # Forward on every device before any gradient: a wrong forward explains wrong gradients.
     for run in runs:
         compare_arrays("forward", engine_forward, run.forward, device=run.device)
 
-    dtype = runs[0].forward.dtype.name if runs else engine_forward.dtype.name
-    if runs and runs[0].backward_ran:
+    dtype = runs[0].forward.dtype.name
+    if runs[0].backward_ran:
         upstream = runs[0].upstream
         if upstream is None:
             out.backward()
@@ -307,7 +359,7 @@ def check_parity(
     report = ParityReport(
         devices_checked=checked,
         devices_skipped=skipped,
-        n_gradients=len(grad_names) if runs and runs[0].backward_ran else 0,
+        n_gradients=len(grad_names) if runs[0].backward_ran else 0,
         dtype=dtype,
     )
     if not quiet:

@@ -5,13 +5,17 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
+from autograder.grading.preprocessors.clear_hidden_tests import is_test_cell
+
 
 class HideHiddenTestTracebacks(NbGraderPreprocessor):
-    """In cells with hidden tests, reduce each error to its one-line message.
+    """In test cells with hidden tests, reduce each error to its one-line message.
 
     nbgrader's ClearHiddenTests removes hidden tests from a cell's source, but the
     traceback of a failing hidden test still quotes its lines. Run this before it: the
-    student keeps the assertion message, which our checks write to be actionable.
+    student keeps the assertion message, which our checks write to be actionable. Only
+    test cells can hold hidden tests: the marker typed into a student's own cell changes
+    nothing there.
     """
 
     begin_test_delimeter = Unicode(
@@ -21,7 +25,8 @@ class HideHiddenTestTracebacks(NbGraderPreprocessor):
     def preprocess_cell(
         self, cell: NotebookNode, resources: ResourcesDict, cell_index: int
     ) -> tuple[NotebookNode, ResourcesDict]:
-        if cell.cell_type == "code" and self.begin_test_delimeter in cell.source:
+        """Shorten the tracebacks of a test cell that holds hidden tests."""
+        if is_test_cell(cell) and self.begin_test_delimeter in cell.source:
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
                     message = f"{output.ename}: {output.evalue}" if output.evalue else output.ename
