@@ -125,7 +125,7 @@ def run_parallel_benchmark(
 
 def format_parallel_table(rows: list[ModeRow]) -> str:
     """Mode, submissions, wall time, submissions per minute, speedup, same grades."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["mode", "submissions", "wall time", "per minute", "speedup", "same grades"]
     body = [
@@ -139,4 +139,4 @@ def format_parallel_table(rows: list[ModeRow]) -> str:
         ]
         for row in rows
     ]
-    return format_table(header, body, right={1, 2, 3, 4})
+    return "\n".join(format_columns(header, body, right={1, 2, 3, 4}))

@@ -202,14 +202,14 @@ def _summary(results: list[Result]) -> str:
 
 def format_text(results: list[Result]) -> str:
     """The progress table as plain text."""
-    from autograder.checks.compare import format_table
+    from autograder.checks.text_table import format_columns
 
     rows = [
         (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", r.status, r.detail)
         for r in results
     ]
     lines = [f"progress: {_summary(results)}"]
-    lines += format_table(("exercise", "check", "points", "result", "detail"), rows)
+    lines += format_columns(("exercise", "check", "points", "result", "detail"), rows, indent="  ")
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from autograder.checks.text_table import format_columns
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments, notebook_path
 
 LOG_ENV = "AUTOGRAD_COURSE_GPU_LOG"
@@ -203,16 +204,7 @@ def format_summary(sources: dict[str, Counter[tuple[str, str, str]]]) -> str:
                 )
             cells.append(str(sum(n for (d, _, tf), n in counts.items() if d == device and tf)))
             rows.append(cells)
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i < 2 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in [header, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(format_columns(header, rows, right=range(2, len(header))))
 
 
 def problems(sources: dict[str, Counter[tuple[str, str, str]]], require_cuda: bool) -> list[str]:

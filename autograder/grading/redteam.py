@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.checks.text_table import format_columns
 from autograder.grading.autograde import GradingRun, autograde
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
@@ -22,7 +23,6 @@ from autograder.grading.nbgrader_workspace import create_workspace
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import Score, cell_scores
-from autograder.grading.text_table import format_columns
 
 ASSIGNMENT = "00-recipe"
 HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded alongside
