@@ -17,7 +17,7 @@ import nbformat
 
 from autograder.checks.text_table import format_columns
 from autograder.grading.autograde import GradingRun, autograde
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
+from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import create_workspace
 from autograder.grading.release import generate_release
@@ -35,12 +35,7 @@ def in_cell(grade_id: str, before: str, after: str) -> Callable[[nbformat.Notebo
         cell = next(
             c for c in notebook.cells if grade_id == c.metadata.get("nbgrader", {}).get("grade_id")
         )
-        if not before:
-            cell.source = cell.source.rstrip("\n") + "\n\n" + after
-        elif cell.source.count(before) != 1:
-            raise ValueError(f"red team: {before!r} should occur once in cell {grade_id!r}")
-        else:
-            cell.source = cell.source.replace(before, after)
+        cell.source = plant_edit(cell.source, before, after, f"red team, cell {grade_id!r}")
 
     return edit
 
