@@ -26,7 +26,7 @@ from autograder.grading.autograde import (
 from autograder.grading.autograde.jobs import Job, prepare_job
 from autograder.grading.autograde.merge import copy_auto_grades
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import WORKSPACE_CONFIG, create_workspace, run_nbgrader
+from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import cell_scores
@@ -51,19 +51,6 @@ FAULTS = {
     ),
     "kernel-exit": "import os\n\nos._exit(1)\n",
 }
-
-
-def copy_workspace(template, root):
-    """A copy of a release workspace at ``root`` whose config points at the copy."""
-    shutil.copytree(template, root)
-    (root / "nbgrader_config.py").write_text(
-        WORKSPACE_CONFIG.format(
-            repo_config=str(SOLUTIONS_DIR.parent / "nbgrader_config.py"),
-            root=str(root),
-            db_url=f"sqlite:///{root / 'gradebook.db'}",
-        )
-    )
-    return root
 
 
 def hand_in(root, student, assignment, notebook):
