@@ -4,9 +4,10 @@ Information only: autograde restores locked cells, but an edit shows what a stud
 """
 
 import nbformat
+from nbgrader.utils import is_locked
 
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.grading.integrity.cells import cells_by_grade_id, code_cells, grade_id, is_locked
+from autograder.grading.integrity.cells import cells_by_grade_id, code_cells, grade_id
 from autograder.grading.integrity.flags import Finding
 
 
