@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_solution
 
 from autograder.grading.engine_sync import strip_solution_markers
 from autograder.grading.repo_paths import assignments, notebook_path
@@ -287,7 +288,7 @@ def solved_sources(solution_notebook: Path) -> dict[str, str]:
     return {
         cell.metadata["nbgrader"]["grade_id"]: strip_solution_markers(cell.source)
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
+        if is_solution(cell)
     }
 
 
@@ -328,7 +329,7 @@ def build_submission(
         sources[bug.cell] = apply_bug(sources[bug.cell], bug)
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id in sources:
+        if is_solution(cell) and grade_id in sources:
             cell.source = sources[grade_id]
     return notebook
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_grade
 
 from autograder.checks.text_table import format_columns
 from autograder.grading.autograde import GradingRun, autograde
@@ -42,7 +43,7 @@ def in_cell(grade_id: str, before: str, after: str) -> Callable[[nbformat.Notebo
 
 def tamper_with_tests(notebook: nbformat.NotebookNode) -> None:
     """Empty every test cell but one, and delete that one."""
-    tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = [c for c in notebook.cells if is_grade(c)]
     for cell in tests[:-1]:
         cell.source = "pass  # tests? what tests?"
     notebook.cells.remove(tests[-1])
