@@ -332,7 +332,7 @@ def _format_seconds(seconds: float) -> str:
 
 def format_speed_table(rows: list[SpeedRow]) -> str:
     """The speed table: median (IQR) per implementation and ratios to the NumPy floor."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["workload", "dtype", "numpy floor", "engine", "torch cpu", "engine/np", "torch/np"]
     header += ["(of min)", "(of min)"]
@@ -347,4 +347,4 @@ def format_speed_table(rows: list[SpeedRow]) -> str:
         cells += [f"{row.ratio('engine'):.2f}x", f"{row.ratio('torch'):.2f}x"]
         cells += [f"{row.ratio_min('engine'):.2f}x", f"{row.ratio_min('torch'):.2f}x"]
         body.append(cells)
-    return format_table(header, body, right={2, 3, 4, 5, 6, 7, 8})
+    return "\n".join(format_columns(header, body, right={2, 3, 4, 5, 6, 7, 8}))

@@ -117,7 +117,7 @@ def run_grading(workspace: Path | None = None, sample: int | None = None) -> lis
 
 def format_grading_table(rows: list[GradingRow]) -> str:
     """The grading table: stage, notebooks graded, wall seconds and a note."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["stage", "notebook files", "wall time", "note"]
     body = [
@@ -129,4 +129,4 @@ def format_grading_table(rows: list[GradingRow]) -> str:
         ]
         for row in rows
     ]
-    return format_table(header, body, right={1, 2})
+    return "\n".join(format_columns(header, body, right={1, 2}))

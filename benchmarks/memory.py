@@ -97,7 +97,7 @@ def run_memory(
 
 def format_memory_table(rows: list[MemoryRow]) -> str:
     """The memory table, in MiB as traced by tracemalloc."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["model", "kept per step", "steps", "peak step 1", "peak last step", "retained"]
     header.append("retained/step")
@@ -113,4 +113,4 @@ def format_memory_table(rows: list[MemoryRow]) -> str:
         ]
         for row in rows
     ]
-    return format_table(header, body, right={2, 3, 4, 5, 6})
+    return "\n".join(format_columns(header, body, right={2, 3, 4, 5, 6}))

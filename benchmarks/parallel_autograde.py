@@ -8,7 +8,6 @@ must give the same grades, cell by cell; the table says so. Nothing asserts a ti
 """
 
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -18,9 +17,9 @@ import nbformat
 
 from autograder.grading.autograde import autograde
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import WORKSPACE_CONFIG, run_nbgrader
+from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import NBGRADER_CONFIG, REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import cell_scores
 
 ASSIGNMENT = "00-recipe"
@@ -57,21 +56,6 @@ def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
         nbformat.write(notebooks[kind], target)
         students.append(student)
     return root, students
-
-
-def copy_workspace(template: Path, root: Path) -> Path:
-    """A copy of the template whose nbgrader config points at the copy."""
-    if root.exists():
-        shutil.rmtree(root)
-    shutil.copytree(template, root)
-    (root / "nbgrader_config.py").write_text(
-        WORKSPACE_CONFIG.format(
-            repo_config=str(NBGRADER_CONFIG),
-            root=str(root),
-            db_url=f"sqlite:///{root / 'gradebook.db'}",
-        )
-    )
-    return root
 
 
 def grades(root: Path, students: list[str]) -> dict[str, Any]:
@@ -125,7 +109,7 @@ def run_parallel_benchmark(
 
 def format_parallel_table(rows: list[ModeRow]) -> str:
     """Mode, submissions, wall time, submissions per minute, speedup, same grades."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["mode", "submissions", "wall time", "per minute", "speedup", "same grades"]
     body = [
@@ -139,4 +123,4 @@ def format_parallel_table(rows: list[ModeRow]) -> str:
         ]
         for row in rows
     ]
-    return format_table(header, body, right={1, 2, 3, 4})
+    return "\n".join(format_columns(header, body, right={1, 2, 3, 4}))

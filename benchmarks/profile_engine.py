@@ -73,7 +73,7 @@ def extra_work(
 
 def format_extra_work(extra: dict[str, float], floor_s: float | None = None) -> str:
     """The extra-work table: per-step cost of each piece, and its share of the floor's time."""
-    from benchmarks.timing import format_table
+    from autograder.checks.text_table import format_columns
 
     header = ["engine work the floor does not do", "time per step (min)", "of floor (min)"]
     body = []
@@ -82,4 +82,4 @@ def format_extra_work(extra: dict[str, float], floor_s: float | None = None) -> 
         if name.startswith("layout-keeping"):
             share = f"({share}, an alternative)"
         body.append([name, f"{seconds * 1e6:.0f} us", share])
-    return format_table(header, body, right={1, 2})
+    return "\n".join(format_columns(header, body, right={1, 2}))

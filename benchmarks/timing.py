@@ -157,18 +157,3 @@ def machine_info() -> dict[str, Any]:
         "torch_threads": torch.get_num_threads(),
         "torch_blas": "mkl" if torch.backends.mkl.is_available() else "other",
     }
-
-
-def format_table(header: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
-    """A plain-text table: columns padded to their widest cell, numbers right-aligned."""
-    right = set(range(1, len(header))) if right is None else right
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(row: list[str]) -> str:
-        cells = [
-            str(v).rjust(w) if i in right else str(v).ljust(w)
-            for i, (v, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        return "  ".join(cells).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])

@@ -20,13 +20,13 @@ from autograder.grading.autograde import (
     autograde,
     collect_zip,
     load_course,
-    read_log,
+    read_log_json,
     snapshot_gradebook,
 )
 from autograder.grading.autograde.jobs import Job, prepare_job
 from autograder.grading.autograde.merge import copy_auto_grades
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import WORKSPACE_CONFIG, create_workspace, run_nbgrader
+from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import cell_scores
@@ -51,19 +51,6 @@ FAULTS = {
     ),
     "kernel-exit": "import os\n\nos._exit(1)\n",
 }
-
-
-def copy_workspace(template, root):
-    """A copy of a release workspace at ``root`` whose config points at the copy."""
-    shutil.copytree(template, root)
-    (root / "nbgrader_config.py").write_text(
-        WORKSPACE_CONFIG.format(
-            repo_config=str(SOLUTIONS_DIR.parent / "nbgrader_config.py"),
-            root=str(root),
-            db_url=f"sqlite:///{root / 'gradebook.db'}",
-        )
-    )
-    return root
 
 
 def hand_in(root, student, assignment, notebook):
@@ -131,7 +118,7 @@ def test_parallel_grades_equal_sequential_nbgrader_cell_by_cell(parallel, sequen
 
 def test_log_has_one_record_per_submission_with_its_seed(parallel):
     root, _ = parallel
-    records = read_log(root)
+    records = read_log_json(root)
     assert len(records) == sum(len(s) for s in COHORT.values())
     for record in records:
         assert set(record) == {
@@ -152,7 +139,7 @@ def test_resume_skips_graded_and_regrades_changed_or_named(parallel):
     before = row_counts(root)
     run = autograde(root, RECIPE, workers=2, progress=False)
     assert {r.status for r in run.records} == {"skipped"}
-    assert len(read_log(root)) == sum(len(s) for s in COHORT.values())  # skips not logged
+    assert len(read_log_json(root)) == sum(len(s) for s in COHORT.values())  # skips not logged
     # A submission handed in again after grading is graded again, and only it.
     changed = notebook_path(root / "submitted" / BLANK, RECIPE)
     os.utime(changed, (time.time() + 5, time.time() + 5))

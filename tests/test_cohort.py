@@ -10,9 +10,11 @@ from autograder.grading.cohort import (
     PlantedBug,
     apply_bug,
     build_submission,
+    plant_edit,
     solved_sources,
     submitted_assignments,
 )
+from autograder.grading.redteam import in_cell
 from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
 
 
@@ -62,8 +64,27 @@ def test_a_bug_whose_text_is_gone_is_an_error_not_a_correct_student():
     stale = PlantedBug(
         "stale", "01-worked-example", "matmul", "text no longer there", (("no such code", "x"),)
     )
-    with pytest.raises(ValueError, match="expected 'no such code' once in cell 'matmul'"):
+    place = "bug 'stale' in cell 'matmul' of 01-worked-example"
+    with pytest.raises(ValueError, match=f"{place}: expected 'no such code' once"):
         apply_bug("some source", stale)
+
+
+def test_an_edit_is_planted_once_or_appended_and_text_found_twice_is_an_error():
+    assert plant_edit("a = 1\nb = 2\n", "b = 2", "b = 3", "here") == "a = 1\nb = 3\n"
+    assert plant_edit("a = 1\n\n", "", "b = 2", "here") == "a = 1\n\nb = 2"
+    with pytest.raises(ValueError, match="here: expected 'a' once, found it 2 times"):
+        plant_edit("a a", "a", "b", "here")
+
+
+def test_the_red_team_plants_its_edits_the_same_way():
+    notebook = build_submission(REFERENCE, "00-recipe", SOLUTIONS_DIR, COURSE_DIR)
+    in_cell("scalar", "", "cheat = True")(notebook)
+    (scalar,) = [
+        c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "scalar"
+    ]
+    assert scalar.source.endswith("\n\ncheat = True")
+    with pytest.raises(ValueError, match="red team, cell 'scalar': expected 'no such code' once"):
+        in_cell("scalar", "no such code", "x")(notebook)
 
 
 def test_student_names_are_unique():

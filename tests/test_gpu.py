@@ -88,6 +88,20 @@ def test_recorder_counts_parity_runs_by_device_and_dtype():
     assert after.get(("cpu", "float32"), 0) == before.get(("cpu", "float32"), 0) + 1
 
 
+def test_parity_calls_its_torch_run_listeners_until_removed():
+    from autograder.checks import parity
+
+    seen = []
+    remove = parity.add_torch_run_listener(lambda device, dtype: seen.append((device, dtype)))
+    (a,) = arrays(np.float64, (2, 2))
+    try:
+        check_parity(lambda a: a * 2.0, {"a": a}, tensor_type=Tensor, devices=["cpu"], quiet=True)
+    finally:
+        remove()
+    check_parity(lambda a: a * 2.0, {"a": a}, tensor_type=Tensor, devices=["cpu"], quiet=True)
+    assert seen == [("cpu", "float64")]
+
+
 def test_without_cuda_it_says_why_and_exits_0(monkeypatch, capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert gpu_check.main([]) == 0

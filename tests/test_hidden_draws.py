@@ -9,19 +9,18 @@ import re
 import nbformat
 import pytest
 
+from autograder.checks.hidden_tests import split_hidden_tests
 from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
-
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
 
 
 def hidden_blocks(assignment: str) -> list[tuple[str, str]]:
     """(grade_id, hidden source) of every test cell with hidden tests in the notebook."""
     notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
     return [
-        (cell.metadata["nbgrader"]["grade_id"], match.group(1))
+        (cell.metadata["nbgrader"]["grade_id"], block)
         for cell in notebook.cells
         if cell.metadata.get("nbgrader", {}).get("grade")
-        for match in HIDDEN.finditer(cell.source)
+        for block in split_hidden_tests(cell.source)[1]
     ]
 
 

@@ -256,6 +256,32 @@ def test_unreadable_notebook_is_a_flag_not_an_exception(tmp_path):
     assert [(f.student, f.rule) for f in flags] == [("zoe", "unreadable")]
 
 
+def test_a_cell_with_broken_nbgrader_metadata_is_a_flag_not_an_exception(tmp_path):
+    notebook = reference()
+    notebook.cells[0].metadata["nbgrader"] = None
+    path = tmp_path / f"{RECIPE}.ipynb"
+    nbformat.write(notebook, path)
+    flags = scan_notebook(path, "zoe", RECIPE)
+    assert [(f.rule, f.detail) for f in flags] == [
+        ("unreadable", f"{path.name}: cell 1: its metadata (or nbgrader's part) is not a mapping")
+    ]
+
+
+def test_a_grade_cell_is_locked_as_nbgrader_restores_it_without_the_locked_mark(tmp_path):
+    # nbgrader.utils.is_locked: a grade cell that is not a solution is locked (autograde
+    # overwrites it) even without "locked": true. Editing it is an edit of a locked cell,
+    # not the student's code: autograde puts the original back.
+    notebook, release = reference(), reference()
+    for book, source in ((release, "assert True"), (notebook, "import torch\nassert True")):
+        book.cells.append(nbformat.v4.new_code_cell(source))
+        book.cells[-1].metadata["nbgrader"] = {"grade": True, "grade_id": "t", "points": 1}
+    path, given = tmp_path / "submitted.ipynb", tmp_path / "release.ipynb"
+    nbformat.write(notebook, path)
+    nbformat.write(release, given)
+    flags = scan_notebook(path, "ann", RECIPE, given)
+    assert [(f.cell, f.rule) for f in flags] == [("t", "locked-cell-edited")]
+
+
 def test_flags_round_trip_through_json(tmp_path):
     flags = [Flag("ann", RECIPE, "scalar", 3, "monkeypatch", "assigns np.allclose")]
     write_flags(flags, tmp_path / "flags.json")

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from autograder.grading.cohort import REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import run_nbgrader
+from autograder.grading.nbgrader_workspace import course_config, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, NBGRADER_CONFIG, SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import cell_scores
 
@@ -23,14 +23,8 @@ pytestmark = pytest.mark.slow
 ASSIGNMENT = "00-recipe"
 OLD_GRADEBOOK = Path(__file__).parent / "fixtures" / "gradebook-before-layout" / "gradebook.db"
 # The config of a course set up before the move: the feedback preprocessor's old path.
-OLD_STYLE_CONFIG = """\
-from autograder.feedback import HideHiddenTestTracebacks
-
-c = get_config()  # noqa: F821
-load_subconfig({repo_config!r})  # noqa: F821
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.db_url = {db_url!r}
+OLD_FEEDBACK_IMPORT = "from autograder.feedback import HideHiddenTestTracebacks\n\n"
+OLD_FEEDBACK_SETTING = """\
 c.GenerateFeedback.preprocessors = [HideHiddenTestTracebacks] + [
     p for p in c.GenerateFeedback.preprocessors if p is not HideHiddenTestTracebacks
 ]
@@ -44,13 +38,10 @@ def old_course(tmp_path_factory):
     root = tmp_path_factory.mktemp("old-course")
     shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, root / "source" / ASSIGNMENT)
     shutil.copy(OLD_GRADEBOOK, root / "gradebook.db")
-    (root / "nbgrader_config.py").write_text(
-        OLD_STYLE_CONFIG.format(
-            repo_config=str(NBGRADER_CONFIG),
-            root=str(root),
-            db_url=f"sqlite:///{root / 'gradebook.db'}",
-        )
+    config = course_config(
+        NBGRADER_CONFIG, root, f"sqlite:///{root / 'gradebook.db'}", source_directory="source"
     )
+    (root / "nbgrader_config.py").write_text(OLD_FEEDBACK_IMPORT + config + OLD_FEEDBACK_SETTING)
     notebook = build_submission(REFERENCE, ASSIGNMENT, SOLUTIONS_DIR, COURSE_DIR)
     notebook.cells = [
         c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test_recipe"

@@ -7,7 +7,11 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.validator import Validator
 
-from autograder.grading.release import generate_release
+from autograder.grading.release import (
+    INSTRUCTOR_METADATA,
+    generate_release,
+    strip_instructor_metadata,
+)
 from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
 
 pytestmark = pytest.mark.slow
@@ -48,6 +52,39 @@ def test_release_has_no_solutions_or_hidden_tests(assignment):
             for line in distinctive_hidden_lines(cell.source):
                 assert line not in released[spec["grade_id"]], f"hidden line leaked: {line}"
     assert all(not c.get("outputs") for c in release.cells if c.cell_type == "code")
+
+
+# What a released cell's metadata may hold: nbgrader's own keys and Jupyter's. Anything else
+# came from solutions/ and is either for students (add it here) or for the instructor's
+# tools (add it to release.INSTRUCTOR_METADATA).
+STUDENT_METADATA = {"nbgrader", "editable", "deletable", "tags", "jupyter", "collapsed"}
+
+
+def unexpected_metadata(path):
+    """(cell position, key) of every cell metadata key a student should not get."""
+    notebook = nbformat.read(path, as_version=4)
+    return [
+        (position, key)
+        for position, cell in enumerate(notebook.cells, start=1)
+        for key in cell.metadata
+        if key not in STUDENT_METADATA
+    ]
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_release_carries_no_instructor_metadata(fresh_release, assignment):
+    for release in (COURSE_DIR, fresh_release):
+        found = unexpected_metadata(notebook_path(release, assignment))
+        assert not found, f"{release}/{assignment}: instructor-only cell metadata {found}"
+
+
+def test_stripping_takes_every_engine_chunk_out_of_a_solution_notebook():
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, "01-worked-example"), as_version=4)
+    chunks = sum("engine" in cell.metadata for cell in notebook.cells)
+    assert chunks > 0, "the solution notebook has no engine cells: the check tests nothing"
+    assert "engine" in INSTRUCTOR_METADATA
+    assert strip_instructor_metadata(notebook) == chunks
+    assert not any(key in cell.metadata for cell in notebook.cells for key in INSTRUCTOR_METADATA)
 
 
 @pytest.mark.parametrize("assignment", assignments())

@@ -226,7 +226,22 @@ def _run_torch(
         name: None if leaves[name].grad is None else leaves[name].grad.cpu().numpy()
         for name in grad_names
     }
+    for listener in tuple(_torch_run_listeners):
+        listener(device, forward.dtype.name)
     return _TorchRun(device, forward, grads, upstream, backward_ran)
+
+
+# Observers of torch runs: the instructor's gpu-check counts them by device and dtype.
+_torch_run_listeners: list[Callable[[str, str], None]] = []
+
+
+def add_torch_run_listener(listener: Callable[[str, str], None]) -> Callable[[], None]:
+    """Call ``listener(device, dtype name)`` after each torch run; return its remover.
+
+    It is called inside the run's settings (TF32 off on CUDA), so it may read them.
+    """
+    _torch_run_listeners.append(listener)
+    return lambda: _torch_run_listeners.remove(listener)
 
 
 def _engine_grad(tensor: Any) -> Any:

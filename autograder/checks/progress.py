@@ -28,13 +28,10 @@ from typing import Any
 import nbformat
 
 from autograder.checks import display
+from autograder.checks.hidden_tests import split_hidden_tests
 
 PASS, FAIL, NOT_ATTEMPTED = "pass", "fail", "not attempted"
 
-_HIDDEN_BLOCK = re.compile(
-    r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
-    re.MULTILINE | re.DOTALL,
-)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$", re.MULTILINE)
 _STATUS_COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e", NOT_ATTEMPTED: "#59636e"}
 
@@ -58,7 +55,7 @@ class Result:
 
 def visible_source(source: str) -> str:
     """A test cell's source without its hidden-test blocks (what the release shows)."""
-    return _HIDDEN_BLOCK.sub("", source).rstrip() + "\n"
+    return split_hidden_tests(source)[0].rstrip() + "\n"
 
 
 def read_checks(notebook_path: str | os.PathLike[str]) -> list[Check]:
@@ -202,14 +199,14 @@ def _summary(results: list[Result]) -> str:
 
 def format_text(results: list[Result]) -> str:
     """The progress table as plain text."""
-    from autograder.checks.compare import format_table
+    from autograder.checks.text_table import format_columns
 
     rows = [
         (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", r.status, r.detail)
         for r in results
     ]
     lines = [f"progress: {_summary(results)}"]
-    lines += format_table(("exercise", "check", "points", "result", "detail"), rows)
+    lines += format_columns(("exercise", "check", "points", "result", "detail"), rows, indent="  ")
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_solution
 
 from autograder.grading.engine_sync import strip_solution_markers
 from autograder.grading.repo_paths import assignments, notebook_path
@@ -287,20 +288,29 @@ def solved_sources(solution_notebook: Path) -> dict[str, str]:
     return {
         cell.metadata["nbgrader"]["grade_id"]: strip_solution_markers(cell.source)
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
+        if is_solution(cell)
     }
 
 
+def plant_edit(source: str, before: str, after: str, place: str) -> str:
+    """``source`` with ``before`` replaced by ``after`` (appended when ``before`` is empty).
+
+    ``before`` must occur exactly once: text the notebooks no longer have (or have twice)
+    is an error naming ``place``, never a planted change that silently does nothing.
+    """
+    if not before:
+        return source.rstrip("\n") + "\n\n" + after
+    count = source.count(before)
+    if count != 1:
+        raise ValueError(f"{place}: expected {before!r} once, found it {count} times")
+    return source.replace(before, after)
+
+
 def apply_bug(source: str, bug: PlantedBug) -> str:
-    """Plant ``bug`` in a cell's source; each edit's text must occur exactly once."""
+    """Plant ``bug`` in its solution cell's source, one edit after the other."""
+    place = f"planted bug {bug.student!r} in cell {bug.cell!r} of {bug.assignment}"
     for before, after in bug.edits:
-        count = source.count(before)
-        if count != 1:
-            raise ValueError(
-                f"planted bug {bug.student!r}: expected {before!r} once in cell "
-                f"{bug.cell!r} of {bug.assignment}, found it {count} times"
-            )
-        source = source.replace(before, after)
+        source = plant_edit(source, before, after, place)
     return source
 
 
@@ -319,7 +329,7 @@ def build_submission(
         sources[bug.cell] = apply_bug(sources[bug.cell], bug)
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id in sources:
+        if is_solution(cell) and grade_id in sources:
             cell.source = sources[grade_id]
     return notebook
 

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.checks.text_table import format_columns
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
 from autograder.grading.integrity import Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import run_nbgrader
@@ -16,7 +17,6 @@ from autograder.grading.release import generate_release, publish_release
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.report.gather import write_report
 from autograder.grading.scores import Score, cell_scores, read_export
-from autograder.grading.text_table import format_columns
 
 DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
 
@@ -99,7 +99,7 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
     )
 
 
-def format_table(result: DemoResult) -> str:
+def format_demo_table(result: DemoResult) -> str:
     """Students by notebook, with totals and whether each row is as expected."""
     stories = {bug.student: bug.story for bug in BUGS}
     stories[REFERENCE] = "the solutions, typed in"
@@ -124,7 +124,7 @@ def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
     """Run the demo and print the grade table; exit status 1 if grades are not as expected."""
     started = time.perf_counter()
     result = run_demo(workspace)
-    print(format_table(result))
+    print(format_demo_table(result))
     print(
         f"\ngraded {len(result.cell_scores)} submissions ({len(result.students)} students, "
         f"{len(result.assignments)} notebooks) with nbgrader in "

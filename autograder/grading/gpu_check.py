@@ -6,10 +6,11 @@ check by device and dtype (and whether TF32 was on during a CUDA run) in the pyt
 and in each solution notebook, then prints a per-device summary. Without CUDA it says that
 nothing ran on a GPU and why, and exits 0.
 
-The counting works by wrapping ``autograder.checks.parity._run_torch``: as a pytest plugin
-(``-p autograder.grading.gpu_check``, writing one JSON file per process into the folder named by
-``AUTOGRAD_COURSE_GPU_LOG``) and, in notebooks, through a first cell that installs the
-same wrapper in the kernel and a last cell that prints its counts.
+The counting listens to each torch run through the public hook
+``autograder.checks.parity.add_torch_run_listener``: as a pytest plugin
+(``-p autograder.grading.gpu_check``, writing one JSON file per process into the folder
+named by ``AUTOGRAD_COURSE_GPU_LOG``) and, in notebooks, through a first cell that installs
+the same listener in the kernel and a last cell that prints its counts.
 """
 
 import argparse
@@ -26,6 +27,7 @@ from typing import Any
 
 import torch
 
+from autograder.checks.text_table import format_columns
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments, notebook_path
 
 LOG_ENV = "AUTOGRAD_COURSE_GPU_LOG"
@@ -34,7 +36,8 @@ NO_GPU = "gpu-check: nothing ran on a GPU"
 
 # (device kind, dtype name, "tf32 on" or "") -> number of torch runs of a parity check
 _counts: Counter[tuple[str, str, str]] = Counter()
-_original_run_torch: Callable[..., Any] | None = None
+# Removes the recorder from the parity module's torch-run listeners; None when not installed.
+_remove_recorder: Callable[[], None] | None = None
 
 
 def cuda_status() -> tuple[bool, str]:
@@ -51,34 +54,28 @@ def cuda_status() -> tuple[bool, str]:
     return True, f"torch {torch.__version__}, CUDA {torch.version.cuda}: {listed}"
 
 
+def _record(device: str, dtype: str) -> None:
+    # Called inside the run's settings, so the TF32 flag read here is the one it ran with.
+    kind = device.split(":")[0]
+    tf32 = kind == "cuda" and bool(torch.backends.cuda.matmul.allow_tf32)
+    _counts[(kind, dtype, "tf32 on" if tf32 else "")] += 1
+
+
 def install_recorder() -> None:
     """Count every torch run of ``check_parity`` by device, dtype and TF32 state."""
-    global _original_run_torch
-    import autograder.checks.parity as parity
+    global _remove_recorder
+    from autograder.checks.parity import add_torch_run_listener
 
-    if _original_run_torch is not None:
-        return
-    original = parity._run_torch
-
-    def recording_run_torch(*args: Any, **kwargs: Any) -> Any:
-        run = original(*args, **kwargs)
-        kind = str(run.device).split(":")[0]
-        tf32 = kind == "cuda" and bool(torch.backends.cuda.matmul.allow_tf32)
-        _counts[(kind, run.forward.dtype.name, "tf32 on" if tf32 else "")] += 1
-        return run
-
-    parity._run_torch = recording_run_torch
-    _original_run_torch = original
+    if _remove_recorder is None:
+        _remove_recorder = add_torch_run_listener(_record)
 
 
 def uninstall_recorder() -> None:
-    """Put ``check_parity``'s torch runner back and forget the counts."""
-    global _original_run_torch
-    import autograder.checks.parity as parity
-
-    if _original_run_torch is not None:
-        parity._run_torch = _original_run_torch
-        _original_run_torch = None
+    """Stop counting ``check_parity``'s torch runs and forget the counts."""
+    global _remove_recorder
+    if _remove_recorder is not None:
+        _remove_recorder()
+        _remove_recorder = None
     _counts.clear()
 
 
@@ -89,7 +86,7 @@ def recording() -> Iterator[None]:
     Inside, ``recorded_counts()`` shows the block's runs; afterwards they are added to
     whatever was being counted before, so the plugin's totals still include them.
     """
-    was_installed = _original_run_torch is not None
+    was_installed = _remove_recorder is not None
     before = Counter(_counts)
     _counts.clear()
     install_recorder()
@@ -121,7 +118,7 @@ def pytest_configure(config: Any) -> None:
 def pytest_unconfigure(config: Any) -> None:
     """Write this process's counts to the log folder."""
     folder = os.environ.get(LOG_ENV)
-    if folder and _original_run_torch is not None:
+    if folder and _remove_recorder is not None:
         path = Path(folder) / f"tests-{os.getpid()}.json"
         path.write_text(json.dumps(recorded_counts()))
         uninstall_recorder()
@@ -207,16 +204,7 @@ def format_summary(sources: dict[str, Counter[tuple[str, str, str]]]) -> str:
                 )
             cells.append(str(sum(n for (d, _, tf), n in counts.items() if d == device and tf)))
             rows.append(cells)
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i < 2 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in [header, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(format_columns(header, rows, right=range(2, len(header))))
 
 
 def problems(sources: dict[str, Counter[tuple[str, str, str]]], require_cuda: bool) -> list[str]:

@@ -14,14 +14,35 @@ from pathlib import Path
 
 from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
-WORKSPACE_CONFIG = """\
-c = get_config()  # noqa: F821
-load_subconfig({repo_config!r})  # noqa: F821
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.db_url = {db_url!r}
-"""
+
+def course_config(base_config: Path, root: Path, db_url: str, **directories: str) -> str:
+    """The text of an nbgrader_config.py that loads ``base_config``, then moves the course.
+
+    The course moves to ``root`` and its gradebook to ``db_url``; ``directories`` sets other
+    CourseDirectory folders (``source_directory="source"``, ...). Every config this package
+    writes (workspace, grading job) comes from here.
+    """
+    lines = [
+        "c = get_config()  # noqa: F821",
+        f"load_subconfig({str(base_config)!r})  # noqa: F821",
+        f"c.CourseDirectory.root = {str(root)!r}",
+        *(f"c.CourseDirectory.{name} = {value!r}" for name, value in directories.items()),
+        f"c.CourseDirectory.db_url = {db_url!r}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_workspace_config(root: Path) -> None:
+    """Point ``root/nbgrader_config.py`` at the workspace: the repository's config, moved."""
+    root = root.resolve()
+    config = course_config(
+        NBGRADER_CONFIG,
+        root,
+        f"sqlite:///{root / 'gradebook.db'}",
+        source_directory="source",
+        release_directory="release",
+    )
+    (root / "nbgrader_config.py").write_text(config)
 
 
 class NbgraderError(RuntimeError):
@@ -34,12 +55,16 @@ def create_workspace(root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Path:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     shutil.copytree(solutions_dir, root / "source", ignore=shutil.ignore_patterns(".*"))
-    config = WORKSPACE_CONFIG.format(
-        repo_config=str(NBGRADER_CONFIG),
-        root=str(root.resolve()),
-        db_url=f"sqlite:///{(root / 'gradebook.db').resolve()}",
-    )
-    (root / "nbgrader_config.py").write_text(config)
+    write_workspace_config(root)
+    return root
+
+
+def copy_workspace(template: Path, root: Path) -> Path:
+    """A copy of the workspace ``template`` at ``root`` (wiping an old one), its config moved."""
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(template, root)
+    write_workspace_config(root)
     return root
 
 

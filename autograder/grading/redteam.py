@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_grade
 
+from autograder.checks.text_table import format_columns
 from autograder.grading.autograde import GradingRun, autograde
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
+from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import create_workspace
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import Score, cell_scores
-from autograder.grading.text_table import format_columns
 
 ASSIGNMENT = "00-recipe"
 HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded alongside
@@ -35,19 +36,14 @@ def in_cell(grade_id: str, before: str, after: str) -> Callable[[nbformat.Notebo
         cell = next(
             c for c in notebook.cells if grade_id == c.metadata.get("nbgrader", {}).get("grade_id")
         )
-        if not before:
-            cell.source = cell.source.rstrip("\n") + "\n\n" + after
-        elif cell.source.count(before) != 1:
-            raise ValueError(f"red team: {before!r} should occur once in cell {grade_id!r}")
-        else:
-            cell.source = cell.source.replace(before, after)
+        cell.source = plant_edit(cell.source, before, after, f"red team, cell {grade_id!r}")
 
     return edit
 
 
 def tamper_with_tests(notebook: nbformat.NotebookNode) -> None:
     """Empty every test cell but one, and delete that one."""
-    tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = [c for c in notebook.cells if is_grade(c)]
     for cell in tests[:-1]:
         cell.source = "pass  # tests? what tests?"
     notebook.cells.remove(tests[-1])

@@ -1,7 +1,13 @@
-"""The student release: what ``nbgrader generate_assignment`` makes of solutions/."""
+"""The student release: what ``nbgrader generate_assignment`` makes of solutions/.
+
+nbgrader keeps every cell's metadata; the keys only the instructor's tools read (``engine``,
+which engine_sync uses in solutions/) are taken out, so students get none of them.
+"""
 
 import shutil
 from pathlib import Path
+
+import nbformat
 
 from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, assignments
@@ -13,9 +19,27 @@ def generate_release(workspace: Path, assignment_ids: list[str] | None = None) -
     The workspace's gradebook then knows every assignment, ready for autograding.
     """
     create_workspace(workspace)
+    release_dir = workspace / "release"
     for assignment in assignment_ids or assignments():
         run_nbgrader(workspace, "generate_assignment", assignment, "--force")
-    return workspace / "release"
+        for path in sorted((release_dir / assignment).glob("*.ipynb")):
+            notebook = nbformat.read(path, as_version=4)
+            if strip_instructor_metadata(notebook):
+                nbformat.write(notebook, path)
+    return release_dir
+
+
+# Cell metadata for the instructor's tools only: engine_sync's chunk of each engine cell.
+INSTRUCTOR_METADATA = ("engine",)
+
+
+def strip_instructor_metadata(notebook: nbformat.NotebookNode) -> int:
+    """Take the instructor-only keys out of every cell's metadata; return how many there were."""
+    removed = 0
+    for cell in notebook.cells:
+        for key in INSTRUCTOR_METADATA:
+            removed += cell.metadata.pop(key, None) is not None
+    return removed
 
 
 def publish_release(release_dir: Path, course_dir: Path = COURSE_DIR) -> list[str]:

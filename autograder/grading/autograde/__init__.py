@@ -41,7 +41,7 @@ from autograder.grading.autograde.log import (
     GradingRecord,
     GradingRun,
     latest_records,
-    read_log,
+    read_log_json,
 )
 from autograder.grading.autograde.merge import OUTPUT_LOGS
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
@@ -70,7 +70,7 @@ __all__ = [
     "collect_zip",
     "latest_records",
     "load_course",
-    "read_log",
+    "read_log_json",
     "snapshot_gradebook",
     "submitted_students",
 ]

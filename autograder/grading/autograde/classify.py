@@ -22,7 +22,7 @@ def classify_failure(returncode: int, output: str) -> tuple[str, str]:
     return "error", (lines[-1].strip() if lines else f"nbgrader exited with {returncode}")
 
 
-def cell_errors(notebook_path: Path) -> dict[str, list[str]]:
+def error_cells_by_name(notebook_path: Path) -> dict[str, list[str]]:
     """Error name -> ids of the cells whose outputs show that error, in one notebook."""
     notebook = nbformat.read(notebook_path, as_version=4)
     errors: dict[str, list[str]] = {}
@@ -39,7 +39,7 @@ def classify_graded(autograded: Path) -> tuple[str, str]:
     hit a limit (nbgrader graded on, those cells failing)."""
     errors: dict[str, list[str]] = {}
     for notebook in sorted(autograded.glob("*.ipynb")):
-        for name, cells in cell_errors(notebook).items():
+        for name, cells in error_cells_by_name(notebook).items():
             errors.setdefault(name, []).extend(cells)
     if "CellTimeoutError" in errors:
         cells = ", ".join(errors["CellTimeoutError"])

@@ -18,19 +18,7 @@ from autograder.grading.autograde.processes import (
     kill_job_processes,
 )
 from autograder.grading.course_root import Course
-from autograder.grading.nbgrader_workspace import kernel_environment
-
-# Loads the course's config, then points nbgrader at the job folder; the source stays the
-# course's.
-JOB_CONFIG = """\
-c = get_config()  # noqa: F821
-load_subconfig({course_config!r})  # noqa: F821
-c.CourseDirectory.root = {job_root!r}
-c.CourseDirectory.source_directory = {source_dir!r}
-c.CourseDirectory.submitted_directory = "submitted"
-c.CourseDirectory.autograded_directory = "autograded"
-c.CourseDirectory.db_url = {db_url!r}
-"""
+from autograder.grading.nbgrader_workspace import course_config, kernel_environment
 
 
 @dataclass(frozen=True)
@@ -79,12 +67,15 @@ class JobResult:
 def prepare_job(course: Course, job: Job, gradebook_snapshot: Path) -> None:
     """Make the job's folder: config, a private gradebook, and the one submission."""
     job.folder.mkdir(parents=True)
+    # The course's config, pointed at the job folder; the source stays the course's.
     (job.folder / "nbgrader_config.py").write_text(
-        JOB_CONFIG.format(
-            course_config=str(course.config),
-            job_root=str(job.folder),
-            source_dir=str(course.source),
-            db_url=job.db_url,
+        course_config(
+            course.config,
+            job.folder,
+            job.db_url,
+            source_directory=str(course.source),
+            submitted_directory="submitted",
+            autograded_directory="autograded",
         )
     )
     shutil.copyfile(gradebook_snapshot, job.gradebook)

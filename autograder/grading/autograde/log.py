@@ -54,8 +54,8 @@ class GradingRun:
         return [r for r in self.records if r.failed]
 
 
-def read_log(root: Path) -> list[dict]:
-    """Every record of ``root/autograde_log.json``, oldest first ([] when there is none)."""
+def read_log_json(root: Path) -> list[dict]:
+    """Every record of ``root/autograde_log.json`` as its JSON object, oldest first ([] if none)."""
     path = Path(root) / LOG_NAME
     if not path.exists():
         return []
@@ -73,7 +73,7 @@ def latest_records(records: Iterable[dict]) -> dict[tuple[str, str], dict]:
 def append_log(root: Path, new: list[GradingRecord]) -> None:
     """Add records to the log, replacing the file atomically so a crash cannot truncate it."""
     path = Path(root) / LOG_NAME
-    records = read_log(root) + [r.as_dict() for r in new]
+    records = read_log_json(root) + [r.as_dict() for r in new]
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(records, indent=1) + "\n")
     os.replace(temporary, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.checks.seed import student_seed
-from autograder.grading.autograde.log import GradingRecord, latest_records, read_log, utc_now
+from autograder.grading.autograde.log import GradingRecord, latest_records, read_log_json, utc_now
 from autograder.grading.course_root import AutogradeError, Course, submitted_students
 
 
@@ -50,7 +50,7 @@ def plan(
         return sorted(set(students)), []
     if force:
         return handed_in, []
-    log = latest_records(read_log(course.root))
+    log = latest_records(read_log_json(course.root))
     skipped = [s for s in handed_in if already_graded(course, assignment, s, log)]
     return [s for s in handed_in if s not in skipped], skipped
 

@@ -2,6 +2,8 @@
 
 Only cells the student could have changed are scanned: locked cells are restored at autograde
 and legitimately import torch, and course cells handed back as given are not the student's.
+"Locked" and "solution" are nbgrader's own predicates (``nbgrader.utils``): a locked cell is
+one autograde overwrites (a grade cell that is not a solution, or one marked locked).
 """
 
 import re
@@ -10,12 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_locked, is_solution
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """A notebook whose cells nbgrader's predicates can read; ValueError for a broken one."""
     notebook = nbformat.read(path, as_version=4)
     if not isinstance(notebook.get("cells"), list):
         raise ValueError("no list of cells")
+    for position, cell in enumerate(notebook.cells, start=1):
+        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("nbgrader", {}), dict):
+            raise ValueError(f"cell {position}: its metadata (or nbgrader's part) is not a mapping")
     return notebook
 
 
@@ -25,14 +33,6 @@ def nbgrader_metadata(cell: nbformat.NotebookNode) -> dict:
 
 def grade_id(cell: nbformat.NotebookNode) -> str | None:
     return nbgrader_metadata(cell).get("grade_id")
-
-
-def is_locked(cell: nbformat.NotebookNode) -> bool:
-    return bool(nbgrader_metadata(cell).get("locked"))
-
-
-def is_solution(cell: nbformat.NotebookNode) -> bool:
-    return bool(nbgrader_metadata(cell).get("solution"))
 
 
 def code_cells(notebook: nbformat.NotebookNode) -> Iterator[tuple[int, nbformat.NotebookNode]]:

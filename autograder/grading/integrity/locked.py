@@ -3,19 +3,20 @@
 Information only: autograde restores locked cells, but an edit shows what a student tried.
 """
 
-import re
-
 import nbformat
+from nbgrader.utils import is_locked
 
-from autograder.grading.integrity.cells import cells_by_grade_id, code_cells, grade_id, is_locked
+from autograder.checks.hidden_tests import split_hidden_tests
+from autograder.grading.integrity.cells import cells_by_grade_id, code_cells, grade_id
 from autograder.grading.integrity.flags import Finding
 
 
 def without_hidden_tests(source: str) -> str:
     """A locked cell's source as released: hidden tests cut, blank edges trimmed."""
-    source = re.sub(
-        r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.DOTALL
-    )
+    try:
+        source, _ = split_hidden_tests(source)
+    except ValueError:
+        pass  # a delimiter the student broke: compared as written, so the edit shows
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 

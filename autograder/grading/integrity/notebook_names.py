@@ -7,8 +7,9 @@ rebinding a name is only a cheat if a locked cell (which the tests share) bound 
 from dataclasses import dataclass
 
 import nbformat
+from nbgrader.utils import is_locked
 
-from autograder.grading.integrity.cells import code_cells, is_locked
+from autograder.grading.integrity.cells import code_cells
 from autograder.grading.integrity.syntax import (
     import_bindings,
     parse_quietly,

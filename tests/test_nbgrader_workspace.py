@@ -1,0 +1,33 @@
+"""The one nbgrader config template: a base config loaded, then the course moved."""
+
+from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.grading.nbgrader_workspace import copy_workspace, course_config
+
+
+def load(path):
+    return PyFileConfigLoader(path.name, str(path.parent)).load_config()
+
+
+def test_the_config_loads_its_base_and_moves_the_course(tmp_path):
+    base = tmp_path / "base_config.py"
+    base.write_text('c = get_config()\nc.CourseDirectory.course_id = "autograd"\n')
+    moved = tmp_path / "job" / "nbgrader_config.py"
+    moved.parent.mkdir()
+    moved.write_text(course_config(base, moved.parent, "sqlite:///g.db", submitted_directory="in"))
+    config = load(moved).CourseDirectory
+    assert config.course_id == "autograd"  # from the base
+    assert config.root == str(moved.parent)
+    assert config.submitted_directory == "in"
+    assert config.db_url == "sqlite:///g.db"
+
+
+def test_a_copied_workspace_points_at_the_copy(tmp_path):
+    template = tmp_path / "template"
+    (template / "source").mkdir(parents=True)
+    (template / "nbgrader_config.py").write_text("stale")
+    root = copy_workspace(template, tmp_path / "copy")
+    config = load(root / "nbgrader_config.py").CourseDirectory
+    assert config.root == str(root.resolve())
+    assert config.db_url == f"sqlite:///{root.resolve() / 'gradebook.db'}"
+    assert (config.source_directory, config.release_directory) == ("source", "release")
