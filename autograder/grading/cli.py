@@ -84,11 +84,11 @@ def _autograde(args: argparse.Namespace) -> int:
     course = _course(args.root, args.assignment)
     try:
         if args.zip:
-            collected = collect_zip(course.root, args.assignment, args.zip)
+            collected = collect_zip(course.workdir, args.assignment, args.zip)
             print(f"collected {len(collected)} submissions from {args.zip}", file=sys.stderr)
         _require_submissions(course, args.assignment)
         run = autograde(
-            course.root,
+            course.workdir,
             args.assignment,
             workers=args.workers,
             students=args.student,
@@ -113,10 +113,7 @@ def _scan(course, assignment: str, zero_flagged: bool) -> None:
     from autograder.grading.integrity import FLAGS_NAME, scan_assignment, zero_flagged_setting
 
     zero = zero_flagged or zero_flagged_setting(course.config)
-    release = course.release if (course.release / assignment).is_dir() else None
-    flags, zeroed = scan_assignment(
-        course.root, assignment, course.source, release, course.db_url, zero=zero
-    )
+    flags, zeroed = scan_assignment(course, assignment, zero=zero)
     students = sorted({flag.student for flag in flags})
     print(
         f"integrity scan: {len(flags)} flags on {len(students)} students "
@@ -140,8 +137,8 @@ def _feedback(args: argparse.Namespace) -> int:
     command = ["generate_feedback", args.assignment, "--force"]
     if args.student:
         command += ["--student", args.student]
-    run_nbgrader(course.root, *command)
-    print(f"feedback written under {course.root / 'feedback'}")
+    run_nbgrader(course.workdir, *command)
+    print(f"feedback written under {course.feedback}")
     return 0
 
 
@@ -150,21 +147,19 @@ def _export(args: argparse.Namespace) -> int:
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
-    run_nbgrader(course.root, "export", "--to", str(target))
+    run_nbgrader(course.workdir, "export", "--to", str(target))
     print(f"grades exported to {target}")
     return 0
 
 
 def _report(args: argparse.Namespace) -> int:
-    from autograder.grading.report.gather import (
-        write_report,  # written alongside; imported when used
-    )
+    from autograder.grading.report.gather import write_report
 
     course = _course(args.root)
     for assignment in args.assignment:
         _course(args.root, assignment)
     out_dir = args.out or course.root / "report"
-    for path in write_report(course.root, args.assignment, out_dir):
+    for path in write_report(course, args.assignment, out_dir):
         print(path)
     return 0
 

@@ -2,8 +2,9 @@
 
 nbgrader wants one root with source/, release/, submitted/, autograded/ and a gradebook.
 The repository keeps only source (solutions/) and release (course/), so grading happens in
-a workspace: a copy of solutions/ as source/, and a config that loads the repository's
-nbgrader_config.py and points the folders there. Everything nbgrader writes stays inside.
+a workspace: a config that loads the repository's nbgrader_config.py and names the
+workspace's own folders, and a copy of solutions/ as its source. Everything nbgrader writes
+stays inside, and nothing in the config names the workspace's place: a copy still works.
 """
 
 import os
@@ -17,10 +18,9 @@ from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 WORKSPACE_CONFIG = """\
 c = get_config()  # noqa: F821
 load_subconfig({repo_config!r})  # noqa: F821
-c.CourseDirectory.root = {root!r}
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.db_url = {db_url!r}
+c.CourseDirectory.db_url = "sqlite:///gradebook.db"  # from the folder nbgrader runs in
 """
 
 
@@ -30,16 +30,14 @@ class NbgraderError(RuntimeError):
 
 def create_workspace(root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Path:
     """Make a fresh workspace at ``root`` (wiping an old one) and return it."""
+    from autograder.grading.course_root import CONFIG_NAME, load_course
+
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    shutil.copytree(solutions_dir, root / "source", ignore=shutil.ignore_patterns(".*"))
-    config = WORKSPACE_CONFIG.format(
-        repo_config=str(NBGRADER_CONFIG),
-        root=str(root.resolve()),
-        db_url=f"sqlite:///{(root / 'gradebook.db').resolve()}",
-    )
-    (root / "nbgrader_config.py").write_text(config)
+    (root / CONFIG_NAME).write_text(WORKSPACE_CONFIG.format(repo_config=str(NBGRADER_CONFIG)))
+    source = load_course(root).source
+    shutil.copytree(solutions_dir, source, ignore=shutil.ignore_patterns(".*"))
     return root
 
 

@@ -3,6 +3,7 @@
 import shutil
 from pathlib import Path
 
+from autograder.grading.course_root import load_course
 from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, assignments
 
@@ -15,7 +16,7 @@ def generate_release(workspace: Path, assignment_ids: list[str] | None = None) -
     create_workspace(workspace)
     for assignment in assignment_ids or assignments():
         run_nbgrader(workspace, "generate_assignment", assignment, "--force")
-    return workspace / "release"
+    return load_course(workspace).release
 
 
 def publish_release(release_dir: Path, course_dir: Path = COURSE_DIR) -> list[str]:
