@@ -54,7 +54,7 @@ class UsageError(Exception):
     """Bad input on the command line: printed as one line, exit status 2."""
 
 
-def _course(root: Path, assignment: str | None = None):
+def _course(root: Path, *assignments: str):
     """The course at ``root``, refusing a folder that is not one or an unknown assignment."""
     from autograder.grading.autograde import AutogradeError, load_course
 
@@ -62,9 +62,12 @@ def _course(root: Path, assignment: str | None = None):
         course = load_course(root)
     except AutogradeError as error:
         raise UsageError(str(error)) from error
-    if assignment is not None and not (course.source / assignment).is_dir():
-        known = sorted(p.name for p in course.source.glob("*") if p.is_dir())
-        raise UsageError(f"unknown assignment {assignment!r} in {course.source}; known: {known}")
+    for assignment in assignments:
+        if not (course.source / assignment).is_dir():
+            known = sorted(p.name for p in course.source.glob("*") if p.is_dir())
+            raise UsageError(
+                f"unknown assignment {assignment!r} in {course.source}; known: {known}"
+            )
     return course
 
 
@@ -155,9 +158,7 @@ def _export(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from autograder.grading.report.gather import write_report
 
-    course = _course(args.root)
-    for assignment in args.assignment:
-        _course(args.root, assignment)
+    course = _course(args.root, *args.assignment)
     out_dir = args.out or course.root / "report"
     for path in write_report(course, args.assignment, out_dir):
         print(path)
