@@ -46,6 +46,7 @@ def time_demo_autograde(workspace: Path, sample: int | None = None) -> list[Grad
     planted bugs); None grades everyone, as ``autograd-course demo`` does.
     """
     from autograder.grading.cohort import write_cohort
+    from autograder.grading.course_root import load_course
     from autograder.grading.release import generate_release
 
     ids = assignments()
@@ -55,12 +56,13 @@ def time_demo_autograde(workspace: Path, sample: int | None = None) -> list[Grad
     released = time.perf_counter() - started
     rows.append(GradingRow("generate_assignment (release)", len(ids), released))
     started = time.perf_counter()
-    cohort = write_cohort(workspace / "submitted", SOLUTIONS_DIR, release_dir)
+    submitted = load_course(workspace).submitted
+    cohort = write_cohort(submitted, SOLUTIONS_DIR, release_dir)
     graded = cohort if sample is None else cohort[:sample]
     for student in cohort[len(graded) :]:
-        shutil.rmtree(workspace / "submitted" / student)
+        shutil.rmtree(submitted / student)
     # Students hand in different notebooks (a planted bug only its own): count per notebook.
-    submissions = {a: len(list((workspace / "submitted").glob(f"*/{a}"))) for a in ids}
+    submissions = {a: len(list(submitted.glob(f"*/{a}"))) for a in ids}
     built = time.perf_counter() - started
     rows.append(GradingRow("build cohort submissions", sum(submissions.values()), built))
     total = 0.0

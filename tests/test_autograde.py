@@ -154,14 +154,15 @@ def test_resume_skips_graded_and_regrades_changed_or_named(parallel):
 def test_a_jobs_gradebook_holds_no_other_students_data(parallel, tmp_path):
     """The student's kernel can read its job folder: no one else's grades, comments, names."""
     root, _ = parallel
-    course = dataclasses.replace(load_course(root), gradebook=tmp_path / "course.db")
-    shutil.copyfile(root / "gradebook.db", course.gradebook)
+    copy = tmp_path / "course.db"
+    course = dataclasses.replace(load_course(root), db_url=f"sqlite:///{copy}")
+    shutil.copyfile(root / "gradebook.db", copy)
     with Gradebook(course.db_url) as book:
         book.update_or_create_student(REFERENCE, first_name="Ada", email="ada@example.org")
         book.find_submission(RECIPE, REFERENCE).extension = dt.timedelta(days=2)
         book.db.commit()
     other = b"bug-no-grad-not-restored"  # a student id found nowhere in the assignments
-    assert other in course.gradebook.read_bytes()
+    assert other in copy.read_bytes()
     (tmp_path / "snapshot").mkdir()
     snapshot = snapshot_gradebook(course, tmp_path / "snapshot" / "gradebook.db")
     assert row_counts(snapshot.parent) == dict.fromkeys(TABLES, 0)

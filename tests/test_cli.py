@@ -1,7 +1,9 @@
 """Does the instructor command line explain itself and refuse bad input clearly?"""
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +117,42 @@ def test_workers_must_be_positive(tmp_path, capsys):
         main(["autograde", "00-recipe", "--workers", "0"])
     assert exit_info.value.code == 2
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def gradebook_with(db_url, assignment, scores):
+    """A gradebook where each student scored ``scores[student]`` of 2 on one test cell."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as book:
+        book.add_assignment(assignment)
+        book.add_notebook(assignment, assignment)
+        book.add_grade_cell("test_it", assignment, assignment, max_score=2, cell_type="code")
+        for student, score in scores.items():
+            book.add_student(student)
+            book.add_submission(assignment, student)
+            book.find_grade("test_it", assignment, assignment, student).auto_score = score
+        book.db.commit()
+
+
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
+def test_report_reads_the_gradebook_and_folders_the_config_names(tmp_path, capsys, monkeypatch):
+    # A new gradebook runs nbgrader's `alembic` by name: this environment's.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    # The course keeps its gradebook in grades/ and its notebooks in renamed folders; a
+    # decoy gradebook.db lies where nbgrader's default would be.
+    root = fake_course(tmp_path / "course", ())
+    settings = [
+        'c.CourseDirectory.db_url = "sqlite:///grades/course.db"',
+        'c.CourseDirectory.source_directory = "instructor"',
+        'c.CourseDirectory.autograded_directory = "graded"',
+    ]
+    with (root / "nbgrader_config.py").open("a") as config:
+        config.write("\n".join(settings) + "\n")
+    (root / "instructor" / "00-recipe").mkdir(parents=True)
+    (root / "grades").mkdir()
+    gradebook_with(f"sqlite:///{root / 'grades' / 'course.db'}", "00-recipe", {"alice": 1.0})
+    gradebook_with(f"sqlite:///{root / 'gradebook.db'}", "00-recipe", {"decoy": 2.0})
+    assert main(["report", "00-recipe", "--root", str(root)]) == 0
+    page = (root / "report" / "00-recipe" / "report.html").read_text()
+    assert "<td>alice</td>" in page and "decoy" not in page
+    assert capsys.readouterr().out.strip() == str(root / "report" / "00-recipe" / "report.html")

@@ -7,11 +7,13 @@ import nbformat
 import pytest
 
 from autograder.grading.cohort import REFERENCE, build_submission, write_cohort
+from autograder.grading.course_root import load_course
 from autograder.grading.integrity import (
     CHEATING_RULES,
     RULES,
     Flag,
     read_flags,
+    scan_assignment,
     scan_notebook,
     scan_submissions,
     write_flags,
@@ -61,7 +63,7 @@ def test_whole_demo_cohort_raises_no_flag(tmp_path):
     # The planted-bug students are honest too (one imports warnings in a solution cell).
     write_cohort(tmp_path / "submitted", SOLUTIONS_DIR, COURSE_DIR)
     for assignment in assignments():
-        assert scan_submissions(tmp_path, assignment, COURSE_DIR) == []
+        assert scan_submissions(tmp_path / "submitted", assignment, COURSE_DIR) == []
 
 
 CHEATS = [
@@ -248,11 +250,30 @@ def test_release_with_hidden_tests_is_not_mistaken_for_an_edit(tmp_path):
     assert scan_notebook(path, "ann", RECIPE, notebook_path(SOLUTIONS_DIR, RECIPE)) == []
 
 
+def test_scan_assignment_reads_the_folders_the_course_config_names(tmp_path):
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        'c.CourseDirectory.submitted_directory = "handins"\n'
+        'c.CourseDirectory.release_directory = "handout"\n'
+    )
+    shutil.copytree(COURSE_DIR / RECIPE, root / "handout" / RECIPE)
+    notebook = reference()
+    cell_with_id(notebook, "scalar").source += "\nimport torch"
+    path = notebook_path(root / "handins" / "mallory", RECIPE)
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+    flags, zeroed = scan_assignment(load_course(root), RECIPE)
+    assert [(f.student, f.rule) for f in flags] == [("mallory", "autograd-import")]
+    assert read_flags(root / "integrity.json") == flags and zeroed == []
+
+
 def test_unreadable_notebook_is_a_flag_not_an_exception(tmp_path):
     folder = tmp_path / "submitted" / "zoe" / RECIPE
     folder.mkdir(parents=True)
     (folder / f"{RECIPE}.ipynb").write_text("{not json")
-    flags = scan_submissions(tmp_path, RECIPE, COURSE_DIR)
+    flags = scan_submissions(tmp_path / "submitted", RECIPE, COURSE_DIR)
     assert [(f.student, f.rule) for f in flags] == [("zoe", "unreadable")]
 
 
@@ -318,7 +339,7 @@ def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp
     db_url = f"sqlite:///{root / 'gradebook.db'}"
     before = cell_scores(db_url, "mallory", RECIPE)
     assert all(s.score == s.max_score for s in before.values())
-    flags = scan_submissions(root, RECIPE, root / "release")
+    flags = scan_submissions(root / "submitted", RECIPE, root / "release")
     assert {f.rule for f in flags} == {"monkeypatch"}
     source = notebook_path(root / "source", RECIPE)
     # An autograd import costs its own exercise only...

@@ -54,7 +54,7 @@ class UsageError(Exception):
     """Bad input on the command line: printed as one line, exit status 2."""
 
 
-def _course(root: Path, assignment: str | None = None):
+def _course(root: Path, *assignments: str):
     """The course at ``root``, refusing a folder that is not one or an unknown assignment."""
     from autograder.grading.autograde import AutogradeError, load_course
 
@@ -62,9 +62,12 @@ def _course(root: Path, assignment: str | None = None):
         course = load_course(root)
     except AutogradeError as error:
         raise UsageError(str(error)) from error
-    if assignment is not None and not (course.source / assignment).is_dir():
-        known = sorted(p.name for p in course.source.glob("*") if p.is_dir())
-        raise UsageError(f"unknown assignment {assignment!r} in {course.source}; known: {known}")
+    for assignment in assignments:
+        if not (course.source / assignment).is_dir():
+            known = sorted(p.name for p in course.source.glob("*") if p.is_dir())
+            raise UsageError(
+                f"unknown assignment {assignment!r} in {course.source}; known: {known}"
+            )
     return course
 
 
@@ -84,11 +87,11 @@ def _autograde(args: argparse.Namespace) -> int:
     course = _course(args.root, args.assignment)
     try:
         if args.zip:
-            collected = collect_zip(course.root, args.assignment, args.zip)
+            collected = collect_zip(course.workdir, args.assignment, args.zip)
             print(f"collected {len(collected)} submissions from {args.zip}", file=sys.stderr)
         _require_submissions(course, args.assignment)
         run = autograde(
-            course.root,
+            course.workdir,
             args.assignment,
             workers=args.workers,
             students=args.student,
@@ -113,10 +116,7 @@ def _scan(course, assignment: str, zero_flagged: bool) -> None:
     from autograder.grading.integrity import FLAGS_NAME, scan_assignment, zero_flagged_setting
 
     zero = zero_flagged or zero_flagged_setting(course.config)
-    release = course.release if (course.release / assignment).is_dir() else None
-    flags, zeroed = scan_assignment(
-        course.root, assignment, course.source, release, course.db_url, zero=zero
-    )
+    flags, zeroed = scan_assignment(course, assignment, zero=zero)
     students = sorted({flag.student for flag in flags})
     print(
         f"integrity scan: {len(flags)} flags on {len(students)} students "
@@ -140,8 +140,8 @@ def _feedback(args: argparse.Namespace) -> int:
     command = ["generate_feedback", args.assignment, "--force"]
     if args.student:
         command += ["--student", args.student]
-    run_nbgrader(course.root, *command)
-    print(f"feedback written under {course.root / 'feedback'}")
+    run_nbgrader(course.workdir, *command)
+    print(f"feedback written under {course.feedback}")
     return 0
 
 
@@ -150,21 +150,17 @@ def _export(args: argparse.Namespace) -> int:
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
-    run_nbgrader(course.root, "export", "--to", str(target))
+    run_nbgrader(course.workdir, "export", "--to", str(target))
     print(f"grades exported to {target}")
     return 0
 
 
 def _report(args: argparse.Namespace) -> int:
-    from autograder.grading.report.gather import (
-        write_report,  # written alongside; imported when used
-    )
+    from autograder.grading.report.gather import write_report
 
-    course = _course(args.root)
-    for assignment in args.assignment:
-        _course(args.root, assignment)
+    course = _course(args.root, *args.assignment)
     out_dir = args.out or course.root / "report"
-    for path in write_report(course.root, args.assignment, out_dir):
+    for path in write_report(course, args.assignment, out_dir):
         print(path)
     return 0
 

@@ -1,10 +1,15 @@
-"""The nbgrader course being graded: its folders and gradebook, read from its own config,
-and the checks that refuse an assignment nbgrader could not grade."""
+"""The nbgrader course being graded: its folders and gradebook URL, resolved from its own
+config by nbgrader's CourseDirectory, and the checks that refuse an assignment nbgrader
+could not grade. Every grading command finds the course's folders and database here."""
 
 from dataclasses import dataclass
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+CONFIG_NAME = "nbgrader_config.py"
 
 
 class AutogradeError(RuntimeError):
@@ -13,48 +18,93 @@ class AutogradeError(RuntimeError):
 
 @dataclass(frozen=True)
 class Course:
-    """Where an nbgrader course keeps things, as its nbgrader_config.py says."""
+    """Where an nbgrader course keeps things, as its nbgrader_config.py says.
 
-    root: Path
-    config: Path
+    Relative paths in the config (``CourseDirectory.root``, a relative sqlite path) are
+    taken from the config's folder, where nbgrader runs (``workdir``), as nbgrader does.
+    """
+
+    root: Path  # CourseDirectory.root
+    config: Path  # the nbgrader_config.py read
     source: Path
     release: Path  # what students were given: the integrity scan compares against it
     submitted: Path
     autograded: Path
-    gradebook: Path  # the sqlite file
+    feedback: Path
+    db_url: str  # the gradebook; a sqlite path is made absolute, other URLs kept as written
 
     @property
-    def db_url(self) -> str:
-        return f"sqlite:///{self.gradebook}"
+    def workdir(self) -> Path:
+        """The folder nbgrader commands run in, so that they read this config."""
+        return self.config.parent
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The gradebook's file when it is a sqlite database, else None."""
+        return sqlite_file(self.db_url)
 
 
-def load_course(root: Path) -> Course:
-    """Read the course folders and gradebook from ``root/nbgrader_config.py``."""
+def sqlite_file(db_url: str) -> Path | None:
+    """The file of a ``sqlite:///`` URL (None for other databases or in-memory sqlite)."""
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+def shown_url(db_url: str) -> str:
+    """The URL fit for a message: any password replaced by ***."""
+    return make_url(db_url).render_as_string(hide_password=True)
+
+
+def absolute_db_url(db_url: str, folder: Path) -> str:
+    """``db_url`` with a relative sqlite path made absolute from ``folder``; others as is.
+
+    SQLAlchemy takes a relative sqlite path from the current folder, which is the course
+    folder when nbgrader runs there, and anywhere at all in this process.
+    """
+    try:
+        path = sqlite_file(db_url)
+    except ArgumentError as error:
+        raise AutogradeError(f"CourseDirectory.db_url {db_url!r} is not a database URL") from error
+    if make_url(db_url).get_backend_name() == "sqlite" and path is None:
+        raise AutogradeError("an in-memory sqlite gradebook would be lost after every command")
+    if path is None or path.is_absolute():
+        return db_url
+    head, _, rest = db_url.partition(":///")
+    query = rest.partition("?")[2]
+    return f"{head}:///{(folder / path).resolve()}" + (f"?{query}" if query else "")
+
+
+def load_course(folder: Path) -> Course:
+    """The course whose ``nbgrader_config.py`` is in ``folder``, resolved as nbgrader would.
+
+    nbgrader's CourseDirectory reads the config; its root defaults to (and a relative root
+    is taken from) the folder nbgrader runs in, which is the config's folder here.
+    """
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
-    root = Path(root).resolve()
-    config_path = root / "nbgrader_config.py"
+    folder = Path(folder).resolve()
+    config_path = folder / CONFIG_NAME
     if not config_path.is_file():
-        raise AutogradeError(f"{root} is not an nbgrader course: no nbgrader_config.py")
-    config = PyFileConfigLoader(config_path.name, path=str(root)).load_config()
+        raise AutogradeError(f"{folder} is not an nbgrader course: no {CONFIG_NAME}")
+    config = PyFileConfigLoader(config_path.name, path=str(folder)).load_config()
+    # CourseDirectory would take a missing or relative root from this process's current
+    # folder: give it the one nbgrader would run in.
+    configured = config.CourseDirectory.get("root", "") if "CourseDirectory" in config else ""
+    config.CourseDirectory.root = str((folder / configured).resolve())
     coursedir = CourseDirectory(config=config)
-    course_root = root
-    if "root" in config.get("CourseDirectory", {}):
-        course_root = (root / coursedir.root).resolve()
-    db_url = coursedir.db_url
-    if not db_url.startswith("sqlite:///"):
-        raise AutogradeError(f"only sqlite gradebooks can be graded in parallel, not {db_url}")
-    # A relative sqlite path is relative to where nbgrader runs: the course root.
-    gradebook = course_root / db_url.removeprefix("sqlite:///")
+    root = Path(coursedir.root)
     return Course(
-        root=course_root,
+        root=root,
         config=config_path,
-        source=course_root / coursedir.source_directory,
-        release=course_root / coursedir.release_directory,
-        submitted=course_root / coursedir.submitted_directory,
-        autograded=course_root / coursedir.autograded_directory,
-        gradebook=gradebook,
+        source=root / coursedir.source_directory,
+        release=root / coursedir.release_directory,
+        submitted=root / coursedir.submitted_directory,
+        autograded=root / coursedir.autograded_directory,
+        feedback=root / coursedir.feedback_directory,
+        db_url=absolute_db_url(coursedir.db_url, folder),
     )
 
 
@@ -71,18 +121,26 @@ def check_source(course: Course, assignment: str) -> None:
         raise AutogradeError(f"unknown assignment {assignment!r}: no {course.source / assignment}")
 
 
+def check_gradebook(course: Course) -> None:
+    """Refuse a sqlite gradebook file that does not exist (opening it would create one)."""
+    path = course.sqlite_file
+    if path is not None and not path.is_file():
+        raise AutogradeError(f"no gradebook at {path}: run nbgrader generate_assignment first")
+
+
 def check_gradable(course: Course, assignment: str) -> None:
     """Refuse, with what to do, an assignment that nbgrader could not grade."""
     check_source(course, assignment)
-    if not course.gradebook.is_file():
-        raise AutogradeError(
-            f"no gradebook at {course.gradebook}: run nbgrader generate_assignment first"
-        )
-    with Gradebook(course.db_url) as gradebook:
-        try:
+    check_gradebook(course)
+    try:
+        with Gradebook(course.db_url) as gradebook:
             gradebook.find_assignment(assignment)
-        except MissingEntry as error:
-            raise AutogradeError(
-                f"assignment {assignment!r} is not in the gradebook: run "
-                f"`nbgrader generate_assignment {assignment}` first"
-            ) from error
+    except MissingEntry as error:
+        raise AutogradeError(
+            f"assignment {assignment!r} is not in the gradebook: run "
+            f"`nbgrader generate_assignment {assignment}` first"
+        ) from error
+    except SQLAlchemyError as error:
+        raise AutogradeError(
+            f"cannot open the gradebook {shown_url(course.db_url)}: {error}"
+        ) from error

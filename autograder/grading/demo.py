@@ -11,6 +11,7 @@ from pathlib import Path
 
 from autograder.checks.text_table import format_columns
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
+from autograder.grading.course_root import load_course
 from autograder.grading.integrity import Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import run_nbgrader
 from autograder.grading.release import generate_release, publish_release
@@ -72,20 +73,16 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
     release_dir = generate_release(workspace, ids)
     if publish:
         publish_release(release_dir)
-    cohort = write_cohort(workspace / "submitted", SOLUTIONS_DIR, release_dir)
+    course = load_course(workspace)
+    cohort = write_cohort(course.submitted, SOLUTIONS_DIR, release_dir)
     for assignment in ids:
-        run_nbgrader(workspace, "autograde", assignment, "--force")
-    run_nbgrader(workspace, "export", "--to", str(workspace / "grades.csv"))
-    db_url = f"sqlite:///{workspace / 'gradebook.db'}"
-    flags = [
-        flag
-        for assignment in ids
-        for flag in scan_assignment(
-            workspace, assignment, workspace / "source", release_dir, db_url
-        )[0]
-    ]
+        run_nbgrader(course.workdir, "autograde", assignment, "--force")
+    run_nbgrader(course.workdir, "export", "--to", str(workspace / "grades.csv"))
+    flags = [flag for assignment in ids for flag in scan_assignment(course, assignment)[0]]
     cells = {
-        (s, a): cell_scores(db_url, s, a) for s in cohort for a in submitted_assignments(s, ids)
+        (s, a): cell_scores(course.db_url, s, a)
+        for s in cohort
+        for a in submitted_assignments(s, ids)
     }
     return DemoResult(
         workspace=workspace,
@@ -95,7 +92,7 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
         cell_scores=cells,
         verdicts={s: verdict(s, cells) for s in cohort},
         flags=flags,
-        reports=write_report(workspace, ids, workspace / "report"),
+        reports=write_report(course, ids, workspace / "report"),
     )
 
 

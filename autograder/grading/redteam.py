@@ -17,7 +17,7 @@ import nbformat
 from nbgrader.utils import is_grade
 
 from autograder.checks.text_table import format_columns
-from autograder.grading.autograde import GradingRun, autograde
+from autograder.grading.autograde import GradingRun, autograde, load_course
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import create_workspace
@@ -214,15 +214,15 @@ class RedTeamRow:
         return "; ".join(problems)
 
 
-def write_submissions(root: Path, release_dir: Path) -> None:
-    """Honest students and cheats, in nbgrader's submitted/ layout."""
+def write_submissions(submitted: Path, release_dir: Path) -> None:
+    """Honest students and cheats, in nbgrader's submitted/ layout under ``submitted``."""
     for student in (*HONEST, *(cheat.student for cheat in CHEATS)):
         cheat = next((c for c in CHEATS if c.student == student), None)
         base = cheat.base if cheat else student
         notebook = build_submission(base, ASSIGNMENT, SOLUTIONS_DIR, release_dir)
         if cheat:
             cheat.edit(notebook)
-        target = notebook_path(root / "submitted" / student, ASSIGNMENT)
+        target = notebook_path(submitted / student, ASSIGNMENT)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, target)
 
@@ -263,7 +263,8 @@ def run_red_team(
     """Grade the honest students and every cheat in one run; scan, zero and tabulate."""
     root = create_workspace(root.resolve())
     release_dir = generate_release(root, [ASSIGNMENT])
-    write_submissions(root, release_dir)
+    course = load_course(root)
+    write_submissions(course.submitted, release_dir)
     run = autograde(
         root,
         ASSIGNMENT,
@@ -272,10 +273,10 @@ def run_red_team(
         memory_limit_mb=memory_limit_mb,
         progress=False,
     )
-    db_url = f"sqlite:///{root / 'gradebook.db'}"
+    db_url = course.db_url
     graded = {cheat.student: total(db_url, cheat.student) for cheat in CHEATS}
     # The scan as run by a course with c.CourseIntegrity.zero_flagged_exercises = True.
-    flags, _ = scan_assignment(root, ASSIGNMENT, root / "source", release_dir, db_url, zero=True)
+    flags, _ = scan_assignment(course, ASSIGNMENT, zero=True)
     statuses = {record.student: record.status for record in run.records}
     rows = [
         RedTeamRow(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grading.course_root import load_course
 from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, assignments
 
@@ -19,7 +20,7 @@ def generate_release(workspace: Path, assignment_ids: list[str] | None = None) -
     The workspace's gradebook then knows every assignment, ready for autograding.
     """
     create_workspace(workspace)
-    release_dir = workspace / "release"
+    release_dir = load_course(workspace).release
     for assignment in assignment_ids or assignments():
         run_nbgrader(workspace, "generate_assignment", assignment, "--force")
         for path in sorted((release_dir / assignment).glob("*.ipynb")):

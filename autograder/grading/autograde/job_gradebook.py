@@ -16,7 +16,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from sqlalchemy.exc import SAWarning
 
-from autograder.grading.course_root import Course
+from autograder.grading.course_root import AutogradeError, Course, shown_url
 
 # The student's own rows for one assignment, parents before children, selected in the
 # course gradebook (attached as "course"). Copied with their ids, so the job's gradebook
@@ -44,6 +44,17 @@ def quiet_gradebook() -> Iterator[None]:
         yield
 
 
+def course_sqlite_file(course: Course) -> Path:
+    """The course gradebook's sqlite file: the jobs' gradebooks are made from it with sqlite."""
+    path = course.sqlite_file
+    if path is None:
+        raise AutogradeError(
+            "parallel autograde copies rows with sqlite's backup and ATTACH; the course "
+            f"gradebook {shown_url(course.db_url)} is not a sqlite file"
+        )
+    return path
+
+
 def snapshot_gradebook(course: Course, target: Path) -> Path:
     """A consistent copy of the course gradebook without any student, for the jobs to copy.
 
@@ -51,7 +62,7 @@ def snapshot_gradebook(course: Course, target: Path) -> Path:
     removes each student with their submissions, grades and comments; VACUUM then rewrites
     the file so the removed rows do not linger in its free pages.
     """
-    with contextlib.closing(sqlite3.connect(course.gradebook)) as source:
+    with contextlib.closing(sqlite3.connect(course_sqlite_file(course))) as source:
         with contextlib.closing(sqlite3.connect(target)) as copy:
             source.backup(copy)
     with quiet_gradebook(), Gradebook(f"sqlite:///{target}") as book:
@@ -70,7 +81,7 @@ def add_own_rows(course: Course, job_gradebook: Path, assignment: str, student: 
     """
     names = {"student": student, "assignment": assignment}
     with contextlib.closing(sqlite3.connect(job_gradebook)) as db:
-        db.execute("ATTACH DATABASE ? AS course", (str(course.gradebook),))
+        db.execute("ATTACH DATABASE ? AS course", (str(course_sqlite_file(course)),))
         with db:  # one transaction
             for table, where in OWN_ROWS:
                 db.execute(

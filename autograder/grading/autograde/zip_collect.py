@@ -53,7 +53,7 @@ def collect_zip(root: Path, assignment: str, zip_path: Path) -> list[str]:
         archive.mkdir(parents=True)
         shutil.copyfile(zip_path, archive / zip_path.name)
         run_nbgrader(
-            course.root,
+            course.workdir,
             "zip_collect",
             assignment,
             "--force",

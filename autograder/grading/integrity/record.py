@@ -6,6 +6,7 @@
 
 from pathlib import Path
 
+from autograder.grading.course_root import Course
 from autograder.grading.integrity.flags import Flag, read_flags, write_flags
 from autograder.grading.integrity.scan import scan_submissions
 from autograder.grading.integrity.zeroing import zero_flagged_exercises
@@ -23,20 +24,19 @@ def record_flags(root: Path, assignment: str, flags: list[Flag]) -> Path:
 
 
 def scan_assignment(
-    root: Path,
-    assignment: str,
-    source_dir: Path,
-    release_dir: Path | None,
-    gradebook_url: str,
-    zero: bool = False,
+    course: Course, assignment: str, zero: bool = False
 ) -> tuple[list[Flag], list[tuple[str, str, str]]]:
     """Scan every submission of ``assignment``, record the flags, zero them when asked.
 
+    Submissions are compared with the course's release of the assignment (this repository's
+    course/ when the course has none); zeroing writes the gradebook at ``course.db_url``.
     Returns the flags and the (student, assignment, test) grades set to 0.
     """
-    flags = scan_submissions(root, assignment, release_dir)
-    record_flags(root, assignment, flags)
+    release = course.release if (course.release / assignment).is_dir() else None
+    flags = scan_submissions(course.submitted, assignment, release)
+    record_flags(course.root, assignment, flags)
     zeroed = []
     if zero:
-        zeroed = zero_flagged_exercises(gradebook_url, flags, notebook_path(source_dir, assignment))
+        source = notebook_path(course.source, assignment)
+        zeroed = zero_flagged_exercises(course.db_url, flags, source)
     return flags, zeroed

@@ -57,15 +57,17 @@ def scan_notebook(
     return flags
 
 
-def scan_submissions(root: Path, assignment: str, release_dir: Path | None = None) -> list[Flag]:
-    """Flags of every ``root/submitted/<student>/<assignment>/*.ipynb``, students sorted.
+def scan_submissions(
+    submitted: Path, assignment: str, release_dir: Path | None = None
+) -> list[Flag]:
+    """Flags of every ``submitted/<student>/<assignment>/*.ipynb``, students sorted.
 
-    ``release_dir`` holds the release as ``release_dir/<assignment>/<assignment>.ipynb``
-    (course/ or a workspace's release/); without it, course/ is used.
+    ``submitted`` is the course's submitted folder (``Course.submitted``). ``release_dir``
+    holds the release as ``release_dir/<assignment>/<assignment>.ipynb`` (course/ or a
+    workspace's release/); without it, course/ is used.
     """
     release = notebook_path(release_dir, assignment) if release_dir else None
     flags: list[Flag] = []
-    submitted = root / "submitted"
     students = sorted(p for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
     for student in students:
         for notebook in sorted((student / assignment).glob("*.ipynb")):

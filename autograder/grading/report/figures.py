@@ -6,13 +6,11 @@ metadata, so the same grades give the same bytes.
 """
 
 import io
-from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:
-    from autograder.grading.report.gather import AssignmentReport
+from autograder.grading.report.model import AssignmentReport
 
 GRADES_PNG = "grades.png"
 EXERCISES_PNG = "exercises.png"
@@ -52,7 +50,7 @@ def grade_histogram(scores: list[float], max_score: float, assignment: str) -> b
     return png_bytes(figure)
 
 
-def exercise_chart(report: "AssignmentReport") -> bytes:
+def exercise_chart(report: AssignmentReport) -> bytes:
     """Per graded cell, students with full, partial and zero points, labelled with the mean."""
     stats = report.exercises
     figure = Figure(figsize=(7, 0.45 * len(stats) + 1.4))
@@ -92,7 +90,7 @@ def time_histogram(seconds: list[float], assignment: str) -> bytes:
     return png_bytes(figure)
 
 
-def report_figures(report: "AssignmentReport") -> dict[str, bytes]:
+def report_figures(report: AssignmentReport) -> dict[str, bytes]:
     """File name -> PNG of every figure the report has data for."""
     figures = {GRADES_PNG: grade_histogram(report.scores, report.max_score, report.assignment)}
     if report.exercises:

@@ -13,110 +13,35 @@ a traceback of a hidden test quotes the hidden test's source.
 import re
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.grading.course_root import Course, load_course
 from autograder.grading.report.figures import report_figures
 from autograder.grading.report.html import render_report
-from autograder.grading.report.logs import Flag, LogRecord, latest_per_student, read_flags, read_log
+from autograder.grading.report.logs import latest_per_student, read_flags, read_log
+from autograder.grading.report.model import (
+    AssignmentReport,
+    ExerciseStats,
+    FailureGroup,
+    Submission,
+)
 
 # ANSI colour codes that IPython puts in error names and tracebacks.
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # How much of a failure message the report quotes as the example of its group.
 EXAMPLE_LINES = 12
 EXAMPLE_CHARS = 2000
-# Log statuses that are not failures: graded fine, or deliberately not graded.
-NOT_FAILURES = frozenset({"graded", "skipped"})
 
 
-@dataclass(frozen=True)
-class Submission:
-    """One student's total for the assignment, as the gradebook has it."""
-
-    student: str
-    score: float
-    max_score: float
-    timestamp: str  # when submitted, "" when nbgrader recorded none
-    cells: dict[str, tuple[float, float]]  # grade_id -> (score, max score)
-
-
-@dataclass(frozen=True)
-class ExerciseStats:
-    """How the cohort did on one graded test cell."""
-
-    cell: str
-    max_score: float
-    mean_fraction: float  # mean of score / max over the submissions
-    full: int
-    partial: int
-    zero: int
-
-
-@dataclass(frozen=True)
-class FailureGroup:
-    """Students whose graded cell failed with the same headline (first line of the error)."""
-
-    cell: str
-    headline: str
-    example: str  # one student's message, a few lines long
-    students: tuple[str, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.students)
-
-
-@dataclass
-class AssignmentReport:
-    """Everything the report page shows for one assignment."""
-
-    assignment: str
-    max_score: float
-    submissions: list[Submission]
-    exercises: list[ExerciseStats]
-    failures: list[FailureGroup]
-    flags: list[Flag] | None  # None: no integrity scan was run
-    log: list[LogRecord] | None  # latest record per student; None: no grading log
-    # Latest record per student that is not "skipped": a skip ("unchanged since graded")
-    # takes no time and happens after the grading, so times come from these.
-    attempts: list[LogRecord] = field(default_factory=list)
-
-    @property
-    def scores(self) -> list[float]:
-        return [s.score for s in self.submissions]
-
-    @property
-    def grading_failures(self) -> list[LogRecord]:
-        return [r for r in self.log or [] if r.status not in NOT_FAILURES]
-
-    @property
-    def grading_seconds(self) -> list[float]:
-        return [r.seconds for r in self.attempts if r.seconds is not None]
-
-    def graded_when(self) -> str:
-        """When grading happened, from the log or the gradebook; never the clock's time now."""
-        finished = sorted(r.finished_at for r in self.attempts if r.finished_at)
-        if finished:
-            return _span(finished) + " (grading log)"
-        submitted = sorted(s.timestamp for s in self.submissions if s.timestamp)
-        if submitted:
-            return "submitted " + _span(submitted) + " (gradebook)"
-        return "not recorded (no grading log, no submission times in the gradebook)"
-
-
-def _span(times: list[str]) -> str:
-    return times[0] if times[0] == times[-1] else f"{times[0]} to {times[-1]}"
-
-
-def read_submissions(root: Path, assignment: str) -> tuple[float, list[Submission]]:
+def read_submissions(course: Course, assignment: str) -> tuple[float, list[Submission]]:
     """The assignment's max score and its submissions (sorted by student) from the gradebook."""
-    database = root / "gradebook.db"
-    if not database.is_file():  # opening a missing one would create an empty gradebook
+    database = course.sqlite_file
+    if database is not None and not database.is_file():  # opening it would create one
         raise FileNotFoundError(f"no gradebook at {database}")
-    with Gradebook(f"sqlite:///{database.resolve()}") as gradebook:
+    with Gradebook(course.db_url) as gradebook:
         try:
             found = gradebook.find_assignment(assignment)
         except MissingEntry as error:
@@ -152,21 +77,21 @@ def graded_cell_ids(notebook: nbformat.NotebookNode) -> list[str]:
     return ids
 
 
-def autograded_notebooks(root: Path, assignment: str) -> dict[str, Path]:
+def autograded_notebooks(course: Course, assignment: str) -> dict[str, Path]:
     """student -> their autograded notebook of the assignment (one notebook per assignment)."""
     found = {}
-    for path in sorted((root / "autograded").glob(f"*/{assignment}/*.ipynb")):
+    for path in sorted(course.autograded.glob(f"*/{assignment}/*.ipynb")):
         found.setdefault(path.parent.parent.name, path)
     return found
 
 
-def cell_order(root: Path, assignment: str, known: set[str]) -> list[str]:
+def cell_order(course: Course, assignment: str, known: set[str]) -> list[str]:
     """The graded cells in notebook order, from the source notebook (else an autograded one).
 
     The gradebook keeps cells unordered; cells it knows that no notebook shows go last.
     """
-    notebooks = sorted((root / "source" / assignment).glob("*.ipynb"))
-    notebooks += list(autograded_notebooks(root, assignment).values())
+    notebooks = sorted((course.source / assignment).glob("*.ipynb"))
+    notebooks += list(autograded_notebooks(course, assignment).values())
     order = graded_cell_ids(nbformat.read(notebooks[0], as_version=4)) if notebooks else []
     return order + sorted(known - set(order))
 
@@ -227,7 +152,7 @@ def cell_errors(path: Path) -> list[tuple[str, str]]:
 
 
 def failing_checks(
-    root: Path, assignment: str, students: set[str], order: list[str]
+    course: Course, assignment: str, students: set[str], order: list[str]
 ) -> list[FailureGroup]:
     """Errors of ``students``' graded cells grouped by cell and headline, most frequent first.
 
@@ -235,7 +160,7 @@ def failing_checks(
     the figures in the rest of their message differ.
     """
     groups: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for student, path in autograded_notebooks(root, assignment).items():
+    for student, path in autograded_notebooks(course, assignment).items():
         if student not in students:  # a leftover folder the gradebook no longer knows
             continue
         for cell, message in cell_errors(path):
@@ -257,30 +182,33 @@ def failing_checks(
     ]
 
 
-def gather_report(root: Path, assignment: str) -> AssignmentReport:
-    """Read everything the report shows for one assignment of a graded workspace."""
-    max_score, submissions = read_submissions(root, assignment)
+def gather_report(course: Course, assignment: str) -> AssignmentReport:
+    """Read everything the report shows for one assignment of a graded course."""
+    max_score, submissions = read_submissions(course, assignment)
     known = {cell for s in submissions for cell in s.cells}
-    order = cell_order(root, assignment, known)
-    log = read_log(root, assignment)
+    order = cell_order(course, assignment, known)
+    log = read_log(course.root, assignment)
     return AssignmentReport(
         assignment=assignment,
         max_score=max_score,
         submissions=submissions,
         exercises=exercise_stats(submissions, order),
-        failures=failing_checks(root, assignment, {s.student for s in submissions}, order),
-        flags=read_flags(root, assignment),
+        failures=failing_checks(course, assignment, {s.student for s in submissions}, order),
+        flags=read_flags(course.root, assignment),
         log=None if log is None else latest_per_student(log),
         attempts=latest_per_student([r for r in log or [] if r.status != "skipped"]),
     )
 
 
-def write_report(root: Path, assignments: list[str], out_dir: Path) -> list[Path]:
+def write_report(course: Course | Path, assignments: list[str], out_dir: Path) -> list[Path]:
     """Write ``out_dir/<assignment>/report.html`` and its PNG figures; return the pages.
 
-    Every assignment is read before anything is written, so a bad name writes nothing.
+    ``course`` is a Course or the folder of its nbgrader_config.py. Every assignment is
+    read before anything is written, so a bad name writes nothing.
     """
-    reports = [gather_report(Path(root), assignment) for assignment in assignments]
+    if not isinstance(course, Course):
+        course = load_course(course)
+    reports = [gather_report(course, assignment) for assignment in assignments]
     pages = []
     for report in reports:
         folder = Path(out_dir) / report.assignment
