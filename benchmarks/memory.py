@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.engine.tensor import Linear, Tensor
+from autograder.engine.nn import Linear
+from autograder.engine.tensor import Tensor
 from benchmarks.engine_speed import engine_train_step
 
 MIB = 1024 * 1024

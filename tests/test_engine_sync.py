@@ -8,6 +8,7 @@ import pytest
 from autograder.grading.engine_sync import (
     chunk_source,
     read_chunks,
+    render,
     strip_solution_markers,
     sync_notebook,
 )
@@ -62,3 +63,36 @@ def test_unknown_chunks_are_reported_by_name():
         chunk_source("nowhere.py:x")
     with pytest.raises(ValueError, match="tensor.py has"):
         chunk_source("tensor.py:nothing-here")
+
+
+def test_a_later_part_is_shown_from_its_notebook_on():
+    """``chunk: NAME from 02`` (release, a subclass of Context) is in 02 and later, not in 01."""
+    assert "def release" not in chunk_source("tensor.py:function", 1)
+    assert "class Context(Context):" not in chunk_source("tensor.py:function", 1)
+    in_02 = chunk_source("tensor.py:function", 2)
+    assert "def release" in in_02 and "### BEGIN SOLUTION" in in_02
+    # Notebook 03 gets 02's part solved (its numbered regions are not 03's) and its own part.
+    in_03 = chunk_source("tensor.py:function", 3)
+    assert "def release" in in_03 and "### BEGIN SOLUTION" not in in_03
+    assert "INFERENCE_SAVE_ERROR" in in_03 and "INFERENCE_SAVE_ERROR" not in in_02
+
+
+def test_parts_must_follow_their_chunk_in_notebook_order(tmp_path):
+    module = tmp_path / "engine.py"
+    module.write_text("# %% chunk: a from 02\nx = 1\n")
+    with pytest.raises(ValueError, match="starts with a part"):
+        read_chunks(module)
+    module.write_text("# %% chunk: a\nx = 1\n# %% chunk: a from 03\ny = 2\n# %% chunk: a from 02\n")
+    with pytest.raises(ValueError, match="at or before an earlier part"):
+        read_chunks(module)
+    module.write_text("# %% chunk: a\nx = 1\n# %% chunk: a from 03\ny = 2\n")
+    assert read_chunks(module) == {"a": [(0, "x = 1"), (3, "y = 2")]}
+
+
+def test_only_solution_regions_are_known_in_chunks():
+    """The old FROM/BEFORE weaving is gone: a leftover marker is an error, not a comment."""
+    with pytest.raises(ValueError, match="only SOLUTION"):
+        render("x = 1\n### BEGIN FROM 02\ny = 2\n### END FROM 02", 1, exercise=True)
+    assert render("    ### BEGIN SOLUTION 02\n    y\n    ### END SOLUTION 02", 2, True) == (
+        "    ### BEGIN SOLUTION\n    y\n    ### END SOLUTION"
+    )

@@ -8,7 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from autograder.checks.parity import check_parity
-from autograder.engine.tensor import Linear, Tensor, mse_loss
+from autograder.engine.nn import Linear, mse_loss
+from autograder.engine.tensor import Tensor
 from autograder.grading import gpu_check
 
 # Tests that need CUDA carry the registered `cuda` marker and say why they are skipped.

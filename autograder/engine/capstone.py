@@ -4,8 +4,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from autograder.engine.nn import Linear, Module
 from autograder.engine.optim import SGD, clip_grad_norm_
-from autograder.engine.tensor import Linear, Module, Tensor
+from autograder.engine.tensor import Tensor
 
 
 # %% chunk: mlp

@@ -4,9 +4,6 @@ import functools
 
 # %% chunk: grad-switch
 _grad_enabled = True
-### BEGIN FROM 03
-_inference_mode = False
-### END FROM 03
 
 
 def is_grad_enabled() -> bool:
@@ -14,13 +11,15 @@ def is_grad_enabled() -> bool:
     return _grad_enabled
 
 
-### BEGIN FROM 03
+# %% chunk: grad-switch from 03
+_inference_mode = False
+
+
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode``: tensors made there are inference tensors."""
     return _inference_mode
 
 
-### END FROM 03
 # %% chunk: no-grad
 class no_grad:
     """Context manager that stops graph recording inside its block.
@@ -42,7 +41,11 @@ class no_grad:
         _grad_enabled = self._previous
         ### END SOLUTION 00
 
-    ### BEGIN FROM 03
+
+# %% chunk: no-grad from 03
+class no_grad(no_grad):
+    """Notebook 03: ``no_grad()`` (and the modes built on it) also decorate functions."""
+
     def __call__(self, function):
         """Used as a decorator, ``@no_grad()``: every call of ``function`` runs in the mode."""
 
@@ -54,8 +57,6 @@ class no_grad:
 
         return wrapper
         ### END SOLUTION 03
-
-    ### END FROM 03
 
 
 # %% chunk: grad-modes

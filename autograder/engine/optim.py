@@ -5,7 +5,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from autograder.engine.grad_mode import no_grad
-from autograder.engine.tensor import Tensor, clear_grads
+from autograder.engine.nn import clear_grads
+from autograder.engine.tensor import Tensor
 
 
 # %% chunk: sgd

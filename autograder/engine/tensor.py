@@ -4,9 +4,13 @@ Notebook 01 builds it: ``Tensor`` wraps an ``np.ndarray``; every operation is a
 ``Function`` with a ``forward`` (arrays in, array out) and a ``backward`` (gradient of the
 output in, gradients of the inputs out); ``Function.apply`` runs forward and records the
 graph; ``backward`` walks the graph in topological order and accumulates into leaves.
+
+Later notebooks extend it without touching what came before: a chunk part marked
+``from NN`` holds whole definitions, a subclass that keeps the class's name
+(``class Context(Context)``) and adds or overrides methods, or a new function, so each
+notebook shows the engine as far as it has got.
 """
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -34,25 +38,6 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # %% chunk: function
-### BEGIN FROM 02
-FREED_GRAPH_ERROR = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-### END FROM 02
-### BEGIN FROM 03
-INFERENCE_SAVE_ERROR = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-    "`torch.inference_mode()`."
-)
-### END FROM 03
-
-
 class Context:
     """What one operation remembers between its forward and its backward (torch's ``ctx``)."""
 
@@ -61,64 +46,19 @@ class Context:
         self.inputs = inputs
         self.needs_input_grad = tuple(t.requires_grad for t in inputs)
         self._saved: tuple[np.ndarray, ...] = ()
-        ### BEGIN FROM 02
-        self.freed = False
-        ### END FROM 02
-        ### BEGIN FROM 07
-        self.create_graph = False  # set by backward: rules then work on Tensors
-        self.output: Tensor | None = None
-        ### END FROM 07
 
     def save_for_backward(self, *arrays: np.ndarray) -> None:
-        ### BEGIN FROM 03
-        if is_grad_enabled() and any(self.needs_input_grad):
-            for tensor in self.inputs:
-                if tensor.is_inference() and any(a is tensor.data for a in arrays):
-                    raise RuntimeError(INFERENCE_SAVE_ERROR)
-        ### END FROM 03
         self._saved = arrays
 
     @property
     def saved_tensors(self) -> tuple[np.ndarray, ...]:
-        ### BEGIN FROM 02
-        if self.freed:
-            raise RuntimeError(FREED_GRAPH_ERROR)
-        ### END FROM 02
-        ### BEGIN FROM 05
-        ### BEGIN SOLUTION 05
-        for tensor, version in self.saved_versions:
-            if tensor._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified "
-                    f"by an inplace operation: [{tensor.dtype} {list(tensor.shape)}] is at "
-                    f"version {tensor._version}; expected version {version} instead."
-                )
-        ### END SOLUTION 05
-        ### END FROM 05
-        ### BEGIN FROM 07
-        if self.create_graph:
-            # The saved arrays as the tensors they belong to, so the rule builds a graph.
-            owners = {id(t.data): t for t in (*self.inputs, self.output) if t is not None}
-            return tuple(owners.get(id(a), a) for a in self._saved)
-        ### END FROM 07
         return self._saved
 
-    ### BEGIN FROM 02
-    def release(self) -> None:
-        """Forget the saved arrays once backward has used them, so their memory can go."""
-        ### BEGIN SOLUTION 02
-        self._saved = ()
-        self.freed = True
-        ### END SOLUTION 02
+    def __call__(self, grad: np.ndarray) -> tuple:
+        """Run the backward rule on the output's gradient: one gradient (or None) per input."""
+        grads = self.function.backward(self, grad)
+        return grads if isinstance(grads, tuple) else (grads,)
 
-    @property
-    def next_functions(self) -> tuple[tuple[Any, int], ...]:
-        """Where backward goes from here: one ``(node, 0)`` per input, as torch's grad_fn."""
-        ### BEGIN SOLUTION 02
-        return tuple((graph_node(tensor), 0) for tensor in self.inputs)
-        ### END SOLUTION 02
-
-    ### END FROM 02
     def name(self) -> str:
         return f"{self.function.__name__}Backward0"
 
@@ -146,17 +86,121 @@ class Function:
         out = Tensor(data, requires_grad=requires_grad)
         if requires_grad:
             out.grad_fn = ctx
-            ### BEGIN FROM 07
-            ctx.output = out
-            ### END FROM 07
-        ### BEGIN FROM 05
-        # Remember the version of every tensor whose array was saved, input or output, so
-        # that backward can tell when one was changed in place in the meantime.
-        ctx.saved_versions = [
-            (t, t._version) for t in (*inputs, out) if any(a is t.data for a in ctx._saved)
-        ]
-        ### END FROM 05
         return out
+
+
+# %% chunk: function from 02
+FREED_GRAPH_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class Context(Context):
+    """Notebook 02: a context knows where backward goes next, and can be freed after it."""
+
+    freed = False
+
+    @property
+    def saved_tensors(self) -> tuple[np.ndarray, ...]:
+        if self.freed:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        return super().saved_tensors
+
+    def release(self) -> None:
+        """Forget the saved arrays once backward has used them, so their memory can go."""
+        ### BEGIN SOLUTION 02
+        self._saved = ()
+        self.freed = True
+        ### END SOLUTION 02
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        """Where backward goes from here: one ``(node, 0)`` per input, as torch's grad_fn."""
+        ### BEGIN SOLUTION 02
+        return tuple((graph_node(tensor), 0) for tensor in self.inputs)
+        ### END SOLUTION 02
+
+
+# %% chunk: function from 03
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+class Context(Context):
+    """Notebook 03: a context refuses to save an inference tensor for backward."""
+
+    def save_for_backward(self, *arrays: np.ndarray) -> None:
+        if is_grad_enabled() and any(self.needs_input_grad):
+            for tensor in self.inputs:
+                if tensor.is_inference() and any(a is tensor.data for a in arrays):
+                    raise RuntimeError(INFERENCE_SAVE_ERROR)
+        super().save_for_backward(*arrays)
+
+
+# %% chunk: function from 04
+class Context(Context):
+    """Notebook 04: what a backward rule returns is checked as torch checks it."""
+
+    def __call__(self, grad: np.ndarray) -> tuple:
+        return validate_gradients(self, super().__call__(grad))
+
+
+# %% chunk: function from 05
+class Context(Context):
+    """Notebook 05: a context notices when a tensor it saved was changed in place since."""
+
+    saved_versions: tuple = ()
+
+    def save_for_backward(self, *arrays: np.ndarray) -> None:
+        super().save_for_backward(*arrays)
+        # The version of every input whose array is saved, to compare at backward time.
+        self.saved_versions = tuple(
+            (t, t._version) for t in self.inputs if any(a is t.data for a in arrays)
+        )
+
+    @property
+    def saved_tensors(self) -> tuple[np.ndarray, ...]:
+        saved = super().saved_tensors
+        ### BEGIN SOLUTION 05
+        for tensor, version in self.saved_versions:
+            if tensor._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: [{tensor.dtype} {list(tensor.shape)}] is at "
+                    f"version {tensor._version}; expected version {version} instead."
+                )
+        ### END SOLUTION 05
+        return saved
+
+
+# %% chunk: function from 07
+class Context(Context):
+    """Notebook 07: under ``backward(create_graph=True)`` the rule runs on Tensors."""
+
+    create_graph = False  # set by Tensor.backward for one walk
+    output: "Tensor | None" = None
+
+    @property
+    def saved_tensors(self) -> tuple[np.ndarray, ...]:
+        saved = super().saved_tensors
+        if not self.create_graph:
+            return saved
+        # The saved arrays as the tensors they belong to, so the rule builds a graph.
+        owners = {id(t.data): t for t in (*self.inputs, self.output) if t is not None}
+        return tuple(owners.get(id(a), a) for a in saved)
+
+    def __call__(self, grad: np.ndarray) -> tuple:
+        if self.create_graph and not isinstance(grad, Tensor):
+            grad = Tensor(grad)
+        return super().__call__(grad)
 
 
 # %% chunk: tensor
@@ -172,19 +216,15 @@ class Tensor:
         self.requires_grad = requires_grad
         self.grad: np.ndarray | None = None
         self.grad_fn: Context | None = None
-        ### BEGIN FROM 02
-        self.retains_grad = False
-        ### END FROM 02
-        ### BEGIN FROM 03
-        self._inference = is_inference_mode_enabled()
-        ### END FROM 03
-        ### BEGIN FROM 05
-        self._version = 0  # how many in-place changes the data has seen
-        ### END FROM 05
 
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def keeps_grad(self) -> bool:
+        """Whether backward stores this tensor's gradient in ``.grad``: leaves that need one."""
+        return self.is_leaf and self.requires_grad
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -206,98 +246,13 @@ class Tensor:
     def item(self) -> float:
         return self.data.item()
 
-    ### BEGIN BEFORE 05
     def numpy(self) -> np.ndarray:
         return self.data
 
-    ### END BEFORE 05
-    ### BEGIN FROM 05
-    def numpy(self) -> np.ndarray:
-        """The data itself, not a copy: changes to either show in both (as in torch)."""
-        ### BEGIN SOLUTION 05
-        if self.requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        return self.data
-        ### END SOLUTION 05
+    def backward(self, gradient: "Tensor | np.ndarray | None" = None) -> None:
+        """Accumulate d self / d leaf into ``leaf.grad`` for every leaf that requires grad."""
+        run_backward(self, gradient)
 
-    def add_(self, other: Any) -> "Tensor":
-        """In place: ``self += other``; bumps the version counter."""
-        ### BEGIN SOLUTION 05
-        self._check_inplace()
-        self.data += self._lift(other).data
-        self._version += 1
-        return self
-        ### END SOLUTION 05
-
-    def mul_(self, other: Any) -> "Tensor":
-        """In place: ``self *= other``; bumps the version counter."""
-        ### BEGIN SOLUTION 05
-        self._check_inplace()
-        self.data *= self._lift(other).data
-        self._version += 1
-        return self
-        ### END SOLUTION 05
-
-    def _check_inplace(self) -> None:
-        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
-        if self.requires_grad and self.grad_fn is not None:
-            # torch rewrites the graph around an in-place op on a computed tensor; this
-            # engine keeps graphs simple and refuses (write x = x + 1 instead).
-            raise RuntimeError(
-                "in-place operations on a computed tensor that requires grad are not supported "
-                "by this engine: write x = x + 1 instead of x.add_(1)"
-            )
-
-    ### END FROM 05
-
-    ### BEGIN FROM 02
-    def retain_grad(self) -> None:
-        """Keep this tensor's gradient after backward although it is not a leaf."""
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        ### BEGIN SOLUTION 02
-        if self.grad_fn is not None:  # a leaf keeps its gradient anyway
-            self.retains_grad = True
-        ### END SOLUTION 02
-
-    ### END FROM 02
-    ### BEGIN FROM 03
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Switch gradient tracking of a leaf in place, with torch's errors; returns self."""
-        ### BEGIN SOLUTION 03
-        if self.grad_fn is not None and not requires_grad:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        if requires_grad and not np.issubdtype(self.dtype, np.floating):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and self.is_inference() and not is_inference_mode_enabled():
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
-                "allowed."
-            )
-        self.requires_grad = requires_grad
-        return self
-        ### END SOLUTION 03
-
-    def is_inference(self) -> bool:
-        return self._inference
-
-    def detach(self) -> "Tensor":
-        """The same data (shared, not copied), cut from the graph: no grad_fn, no grad."""
-        ### BEGIN SOLUTION 03
-        return Tensor(self.data)
-        ### END SOLUTION 03
-
-    ### END FROM 03
     def _lift(self, other: Any) -> "Tensor":
         # A Python number takes this tensor's dtype, as in torch (x * 2 stays float32).
         if isinstance(other, Tensor):
@@ -378,23 +333,128 @@ class Tensor:
     def sigmoid(self) -> "Tensor":
         return Sigmoid.apply(self)
 
-    ### BEGIN BEFORE 02
-    def backward(self, gradient: "Tensor | np.ndarray | None" = None) -> None:
-        """Accumulate d self / d leaf into ``leaf.grad`` for every leaf that requires grad."""
-        run_backward(self, gradient)
 
-    ### END BEFORE 02
-    ### BEGIN FROM 02
-    ### BEGIN BEFORE 07
+# %% chunk: tensor from 02
+class Tensor(Tensor):
+    """Notebook 02: a non-leaf can keep its gradient, and backward frees the graph."""
+
+    retains_grad = False
+
+    def retain_grad(self) -> None:
+        """Keep this tensor's gradient after backward although it is not a leaf."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        ### BEGIN SOLUTION 02
+        if self.grad_fn is not None:  # a leaf keeps its gradient anyway
+            self.retains_grad = True
+        ### END SOLUTION 02
+
+    @property
+    def keeps_grad(self) -> bool:
+        ### BEGIN SOLUTION 02
+        return super().keeps_grad or self.retains_grad
+        ### END SOLUTION 02
+
     def backward(
         self, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
     ) -> None:
         """Accumulate d self / d leaf into ``leaf.grad``; free the graph unless retained."""
-        run_backward(self, gradient, retain_graph)
+        super().backward(gradient)
+        if not retain_graph:
+            release_graph(self)
 
-    ### END BEFORE 07
-    ### END FROM 02
-    ### BEGIN FROM 07
+
+# %% chunk: tensor from 03
+class Tensor(Tensor):
+    """Notebook 03: gradient tracking switched per tensor; inference tensors; detach."""
+
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        super().__init__(data, requires_grad)
+        self._inference = is_inference_mode_enabled()
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Switch gradient tracking of a leaf in place, with torch's errors; returns self."""
+        ### BEGIN SOLUTION 03
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not np.issubdtype(self.dtype, np.floating):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.is_inference() and not is_inference_mode_enabled():
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
+        self.requires_grad = requires_grad
+        return self
+        ### END SOLUTION 03
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def detach(self) -> "Tensor":
+        """The same data (shared, not copied), cut from the graph: no grad_fn, no grad."""
+        ### BEGIN SOLUTION 03
+        return Tensor(self.data)
+        ### END SOLUTION 03
+
+
+# %% chunk: tensor from 05
+class Tensor(Tensor):
+    """Notebook 05: in-place operations with version counters; numpy() refuses a graph."""
+
+    _version = 0  # how many in-place changes the data has seen
+
+    def numpy(self) -> np.ndarray:
+        """The data itself, not a copy: changes to either show in both (as in torch)."""
+        ### BEGIN SOLUTION 05
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self.data
+        ### END SOLUTION 05
+
+    def add_(self, other: Any) -> "Tensor":
+        """In place: ``self += other``; bumps the version counter."""
+        ### BEGIN SOLUTION 05
+        self._check_inplace()
+        self.data += self._lift(other).data
+        self._version += 1
+        return self
+        ### END SOLUTION 05
+
+    def mul_(self, other: Any) -> "Tensor":
+        """In place: ``self *= other``; bumps the version counter."""
+        ### BEGIN SOLUTION 05
+        self._check_inplace()
+        self.data *= self._lift(other).data
+        self._version += 1
+        return self
+        ### END SOLUTION 05
+
+    def _check_inplace(self) -> None:
+        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        if self.requires_grad and self.grad_fn is not None:
+            # torch rewrites the graph around an in-place op on a computed tensor; this
+            # engine keeps graphs simple and refuses (write x = x + 1 instead).
+            raise RuntimeError(
+                "in-place operations on a computed tensor that requires grad are not supported "
+                "by this engine: write x = x + 1 instead of x.add_(1)"
+            )
+
+
+# %% chunk: tensor from 07
+class Tensor(Tensor):
+    """Notebook 07: ``backward(create_graph=True)`` records the backward pass as a graph."""
+
     def backward(
         self,
         gradient: "Tensor | np.ndarray | None" = None,
@@ -404,9 +464,15 @@ class Tensor:
         """Accumulate d self / d leaf into ``leaf.grad``; with ``create_graph`` the gradients
         are Tensors with a graph of their own, so they can be differentiated again."""
         retain = create_graph if retain_graph is None else retain_graph  # torch's default
-        run_backward(self, gradient, retain, create_graph)
-
-    ### END FROM 07
+        # Each walked context learns its output and works on Tensors, for this walk only.
+        computed = [t for t in topological_order(self) if t.grad_fn] if create_graph else []
+        for tensor in computed:
+            tensor.grad_fn.create_graph, tensor.grad_fn.output = True, tensor
+        try:
+            super().backward(gradient, retain)
+        finally:
+            for tensor in computed:
+                tensor.grad_fn.create_graph, tensor.grad_fn.output = False, None
 
 
 # %% chunk: add-sub-neg
@@ -685,33 +751,8 @@ def topological_order(root: Tensor) -> list[Tensor]:
     return order
 
 
-### BEGIN BEFORE 02
 def run_backward(root: Tensor, gradient: "Tensor | np.ndarray | None" = None) -> None:
-    """Send d root / d root back through the graph and accumulate into the leaves' ``.grad``."""
-    ### END BEFORE 02
-
-
-### BEGIN FROM 02
-### BEGIN BEFORE 07
-def run_backward(
-    root: Tensor, gradient: "Tensor | np.ndarray | None" = None, retain_graph: bool = False
-) -> None:
-    """Send d root / d root back through the graph, accumulate into ``.grad`` of the leaves
-    (and of tensors that retain their grad), then free the graph unless it is retained."""
-    ### END BEFORE 07
-
-
-### END FROM 02
-### BEGIN FROM 07
-def run_backward(
-    root: Tensor,
-    gradient: "Tensor | np.ndarray | None" = None,
-    retain_graph: bool = False,
-    create_graph: bool = False,
-) -> None:
-    """Send d root / d root back through the graph and accumulate into ``.grad``; with
-    ``create_graph`` every gradient is a Tensor computed by recorded operations."""
-    ### END FROM 07
+    """Send d root / d root back through the graph and accumulate into ``.grad``."""
     if not root.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     if gradient is None:
@@ -724,10 +765,6 @@ def run_backward(
             f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
             f"output[0] has a shape of {root.shape}."
         )
-    ### BEGIN FROM 07
-    if create_graph:
-        gradient = Tensor(gradient)
-    ### END FROM 07
     ### BEGIN SOLUTION 01
     grads = {id(root): gradient}
     # Reverse topological order: a tensor's gradient is complete (every use of it has
@@ -736,44 +773,35 @@ def run_backward(
         grad = grads.pop(id(tensor), None)
         if grad is None:
             continue
-        if tensor.grad_fn is None:
-            if tensor.requires_grad:
-                tensor.grad = grad.copy() if tensor.grad is None else tensor.grad + grad
-            continue
-        ### END SOLUTION 01
-        ### BEGIN FROM 02
-        ### BEGIN SOLUTION 02
-        if tensor.retains_grad:
+        if tensor.keeps_grad:
             tensor.grad = grad.copy() if tensor.grad is None else tensor.grad + grad
-        ### END SOLUTION 02
-        ### END FROM 02
-        ### BEGIN SOLUTION 01
         ctx = tensor.grad_fn
-        ### BEGIN FROM 07
-        ctx.create_graph = create_graph
-        ### END FROM 07
-        input_grads = ctx.function.backward(ctx, grad)
-        if not isinstance(input_grads, tuple):
-            input_grads = (input_grads,)
-        ### END SOLUTION 01
-        ### BEGIN FROM 04
-        input_grads = validate_gradients(ctx, input_grads)
-        ### END FROM 04
-        ### BEGIN SOLUTION 01
-        for parent, parent_grad in zip(ctx.inputs, input_grads, strict=True):
+        if ctx is None:
+            continue
+        for parent, parent_grad in zip(ctx.inputs, ctx(grad), strict=True):
             if parent_grad is None or not parent.requires_grad:
                 continue
             if id(parent) in grads:
                 grads[id(parent)] = grads[id(parent)] + parent_grad
             else:
                 grads[id(parent)] = parent_grad
-        ### END SOLUTION 01
-        ### BEGIN FROM 02
-        ### BEGIN SOLUTION 02
-        if not retain_graph:
+    ### END SOLUTION 01
+
+
+# %% chunk: backward from 02
+def release_graph(root: Tensor) -> None:
+    """Free what every operation behind ``root`` saved: backward through it again fails.
+
+    A context found freed already was freed with everything behind it, so the walk stops there.
+    """
+    ### BEGIN SOLUTION 02
+    stack = [root.grad_fn]
+    while stack:
+        ctx = stack.pop()
+        if ctx is not None and not ctx.freed:
             ctx.release()
-        ### END SOLUTION 02
-        ### END FROM 02
+            stack.extend(tensor.grad_fn for tensor in ctx.inputs)
+    ### END SOLUTION 02
 
 
 # %% chunk: validate-gradients
@@ -832,61 +860,4 @@ def graph_node(tensor: Tensor) -> "Context | AccumulateGrad | None":
     if getattr(tensor, "_accumulate_grad", None) is None:
         tensor._accumulate_grad = AccumulateGrad(tensor)
     return tensor._accumulate_grad
-    ### END SOLUTION
-
-
-# %% chunk: module
-def clear_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
-    """Forget accumulated gradients: set them to None (torch's default) or fill with zeros."""
-    ### BEGIN SOLUTION
-    for parameter in parameters:
-        if set_to_none:
-            parameter.grad = None
-        elif parameter.grad is not None:
-            parameter.grad = np.zeros_like(parameter.grad)
-    ### END SOLUTION
-
-
-class Module:
-    """A container of parameters, like ``torch.nn.Module`` (without submodule magic)."""
-
-    def named_parameters(self) -> Iterator[tuple[str, Tensor]]:
-        ### BEGIN SOLUTION
-        for name, value in vars(self).items():
-            if isinstance(value, Tensor) and value.requires_grad:
-                yield name, value
-        ### END SOLUTION
-
-    def parameters(self) -> Iterator[Tensor]:
-        for _, parameter in self.named_parameters():
-            yield parameter
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        clear_grads(self.parameters(), set_to_none)
-
-    def __call__(self, *args: Any) -> Tensor:
-        return self.forward(*args)
-
-
-class Linear(Module):
-    """``y = x @ weight.T + bias`` with torch's shapes and default initialisation."""
-
-    def __init__(self, in_features: int, out_features: int, rng=None, dtype=np.float64) -> None:
-        rng = np.random.default_rng() if rng is None else rng
-        bound = 1 / np.sqrt(in_features)  # torch's default: U(-1/sqrt(in), 1/sqrt(in))
-        weight = rng.uniform(-bound, bound, (out_features, in_features))
-        bias = rng.uniform(-bound, bound, (out_features,))
-        self.weight = Tensor(weight.astype(dtype), requires_grad=True)
-        self.bias = Tensor(bias.astype(dtype), requires_grad=True)
-
-    def forward(self, x: Tensor) -> Tensor:
-        ### BEGIN SOLUTION
-        return x @ self.weight.T + self.bias
-        ### END SOLUTION
-
-
-def mse_loss(prediction: Tensor, target: Tensor) -> Tensor:
-    """Mean of squared errors over every element, as ``torch.nn.functional.mse_loss``."""
-    ### BEGIN SOLUTION
-    return ((prediction - target) ** 2).mean()
     ### END SOLUTION

@@ -3,8 +3,8 @@
 from typing import Any
 
 from autograder.engine.grad_mode import no_grad
+from autograder.engine.nn import Module, mse_loss
 from autograder.engine.optim import SGD
-from autograder.engine.tensor import Module, mse_loss
 
 
 # %% chunk: gradient-flow

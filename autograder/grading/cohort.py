@@ -137,7 +137,7 @@ BUGS += (
     PlantedBug(
         student="bug-graph-kept",
         assignment="02-how-it-works",
-        cell="backward",
+        cell="tensor",
         story="frees the graph only when asked to retain it (condition inverted)",
         edits=(("if not retain_graph:", "if retain_graph:"),),
         loses=frozenset({"test_free_graph", "test_retain_grad"}),
@@ -162,7 +162,7 @@ BUGS += (
         assignment="03-gradient-controls",
         cell="tensor",
         story="detach() copies the data instead of sharing it",
-        edits=(("return Tensor(self.data)\n", "return Tensor(self.data.copy())\n"),),
+        edits=(("return Tensor(self.data)", "return Tensor(self.data.copy())"),),
         loses=frozenset({"test_detach"}),
     ),
     PlantedBug(

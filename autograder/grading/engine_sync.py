@@ -3,10 +3,11 @@
 The reference engine (``autograder/engine/*.py``) is the final engine of the course. Each
 file is split into chunks by ``# %% chunk: NAME`` lines, and a solution-notebook cell whose
 metadata has ``"engine": {"chunk": "tensor.py:matmul"}`` shows that chunk as notebook NN
-needs it. Comment lines in the chunk say how it renders:
+needs it:
 
-- ``### BEGIN FROM 02`` ... ``### END FROM 02``: only in notebooks 02 and later (a feature
-  that notebook introduces); ``### BEGIN BEFORE 02`` ... ``### END BEFORE 02``: only before.
+- ``# %% chunk: NAME from 02`` is a later part of chunk NAME, shown from notebook 02 on (the
+  feature that notebook adds, as whole definitions: a subclass keeping the class's name, a
+  new function). The cell shows the chunk's parts up to its notebook, in the module's order.
 - ``### BEGIN SOLUTION`` ... ``### END SOLUTION``: an exercise region wherever the cell is an
   exercise; with a number (``### BEGIN SOLUTION 03``) only in that notebook. In a cell with
   ``"given": true``, and for regions of other notebooks, the markers are dropped and the
@@ -19,87 +20,58 @@ from pathlib import Path
 import nbformat
 
 ENGINE_DIR = Path(__file__).parents[1] / "engine"
-CHUNK_MARKER = re.compile(r"^# %% chunk: (?P<name>[\w-]+)\s*$")
+CHUNK_MARKER = re.compile(r"^# %% chunk: (?P<name>[\w-]+)(?: from (?P<nn>\d\d))?\s*$")
 DIRECTIVE = re.compile(
-    r"^(?P<indent>\s*)### (?P<edge>BEGIN|END) (?P<kind>SOLUTION|FROM|BEFORE)(?: (?P<nn>\d\d))?\s*$"
+    r"^(?P<indent>\s*)### (?P<edge>BEGIN|END) (?P<kind>\w+)(?: (?P<nn>\d\d))?\s*$"
 )
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
-def read_chunks(module: Path) -> dict[str, str]:
-    """Map each chunk name of an engine module to its source text (marker excluded)."""
-    chunks: dict[str, list[str]] = {}
+def read_chunks(module: Path) -> dict[str, list[tuple[int, str]]]:
+    """Map each chunk name of an engine module to its parts: (first notebook, source text).
+
+    The first part of a chunk has no ``from NN`` and counts as notebook 0; later parts come in
+    the module's order, each from a later notebook than the one before it.
+    """
+    chunks: dict[str, list[tuple[int, list[str]]]] = {}
     current: list[str] | None = None
     for line in module.read_text().splitlines():
         match = CHUNK_MARKER.match(line)
-        if match:
-            if match["name"] in chunks:
-                raise ValueError(f"{module.name}: chunk {match['name']!r} appears twice")
-            current = chunks[match["name"]] = []
-        elif current is not None:
-            current.append(line)
-    return {name: "\n".join(lines).strip("\n") for name, lines in chunks.items()}
+        if not match:
+            if current is not None:
+                current.append(line)
+            continue
+        name, first = match["name"], int(match["nn"] or 0)
+        parts = chunks.setdefault(name, [])
+        if not parts and first:
+            raise ValueError(f"{module.name}: chunk {name!r} starts with a part 'from {first:02}'")
+        if parts and first <= parts[-1][0]:
+            raise ValueError(
+                f"{module.name}: chunk {name!r} has a part from notebook {first:02} "
+                "at or before an earlier part's notebook"
+            )
+        current = []
+        parts.append((first, current))
+    return {
+        name: [(first, "\n".join(lines).strip("\n")) for first, lines in parts]
+        for name, parts in chunks.items()
+    }
 
 
 def render(source: str, notebook: int, exercise: bool) -> str:
-    """The chunk as notebook ``notebook`` shows it: nbgrader markers where it is an exercise."""
+    """One part as notebook ``notebook`` shows it: nbgrader markers where it is an exercise."""
     kept: list[str] = []
-    hiding: list[bool] = []  # one entry per open FROM/BEFORE region: does it hide its lines?
     for line in source.splitlines():
         match = DIRECTIVE.match(line)
         if not match:
-            if not any(hiding):
-                kept.append(line)
+            kept.append(line)
             continue
-        kind, number = match["kind"], int(match["nn"]) if match["nn"] else None
-        if kind in ("FROM", "BEFORE"):
-            if number is None:
-                raise ValueError(f"{line.strip()!r} needs a notebook number")
-            if match["edge"] == "BEGIN":
-                hiding.append(notebook < number if kind == "FROM" else notebook >= number)
-            elif not hiding:
-                raise ValueError(f"{line.strip()!r} closes no open region")
-            else:
-                hiding.pop()
-        elif exercise and number in (None, notebook) and not any(hiding):
+        if match["kind"] != "SOLUTION":
+            raise ValueError(f"{line.strip()!r}: engine chunks know only SOLUTION regions")
+        number = int(match["nn"]) if match["nn"] else None
+        if exercise and number in (None, notebook):
             kept.append(f"{match['indent']}### {match['edge']} SOLUTION")
-    if hiding:
-        raise ValueError("a FROM/BEFORE region is never closed")
-    return "\n".join(_tidy_blank_lines(_merge_touching_regions(kept))).strip("\n")
-
-
-def _tidy_blank_lines(lines: list[str]) -> list[str]:
-    """At most one blank line inside a block and two at the top level, as the formatter
-    would leave them; dropping hidden regions can leave longer runs behind."""
-    tidy: list[str] = []
-    blanks = 0
-    for line in lines:
-        if not line.strip():
-            blanks += 1
-            continue
-        allowed = 1 if line[:1].isspace() else 2
-        tidy.extend([""] * min(blanks, allowed))
-        tidy.append(line)
-        blanks = 0
-    return tidy
-
-
-def _merge_touching_regions(lines: list[str]) -> list[str]:
-    """Join two solution regions that became adjacent once hidden lines were dropped.
-
-    Otherwise nbgrader would put two stubs in a row, the second at a deeper indentation.
-    """
-    merged: list[str] = []
-    for line in lines:
-        if (
-            line.strip() == "### BEGIN SOLUTION"
-            and merged
-            and merged[-1].strip() == "### END SOLUTION"
-        ):
-            merged.pop()
-            continue
-        merged.append(line)
-    return merged
+    return "\n".join(kept).strip("\n")
 
 
 def chunk_source(reference: str, notebook: int = 99, given: bool = False) -> str:
@@ -111,7 +83,12 @@ def chunk_source(reference: str, notebook: int = 99, given: bool = False) -> str
     chunks = read_chunks(module)
     if chunk_name not in chunks:
         raise ValueError(f"engine chunk {reference!r}: {module_name} has {sorted(chunks)}")
-    return render(chunks[chunk_name], notebook, exercise=not given)
+    shown = [
+        render(source, notebook, exercise=not given)
+        for first, source in chunks[chunk_name]
+        if first <= notebook
+    ]
+    return "\n\n\n".join(shown)
 
 
 def strip_solution_markers(source: str) -> str:
