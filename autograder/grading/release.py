@@ -1,21 +1,36 @@
 """The student release: what ``nbgrader generate_assignment`` makes of solutions/."""
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, assignments
+from autograder.grading.run_progress import StepProgress
 
 
-def generate_release(workspace: Path, assignment_ids: list[str] | None = None) -> Path:
+def generate_release(
+    workspace: Path,
+    assignment_ids: list[str] | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Path:
     """Run the real generate_assignment in a fresh workspace; return its release folder.
 
     The workspace's gradebook then knows every assignment, ready for autograding.
+    ``report``, when given, gets a progress line as each notebook starts and ends.
     """
     create_workspace(workspace)
-    for assignment in assignment_ids or assignments():
+    ids = assignment_ids or assignments()
+    progress = StepProgress(dict.fromkeys(ids, 1), "notebook", "releasing", report or _silent)
+    for assignment in ids:
+        progress.start(assignment)
         run_nbgrader(workspace, "generate_assignment", assignment, "--force")
+        progress.finish(assignment)
     return workspace / "release"
+
+
+def _silent(line: str) -> None:
+    """No progress output."""
 
 
 def publish_release(release_dir: Path, course_dir: Path = COURSE_DIR) -> list[str]:
