@@ -26,7 +26,7 @@ from browser_helpers import (
 )
 
 from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.repo_paths import COURSE_DIR, REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.student_lab import update_work_copy
 
 pytestmark = pytest.mark.slow
@@ -54,6 +54,12 @@ def solved_cell(grade_id: str) -> str:
         c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
     )
     return strip_solution_markers(cell.source)
+
+
+def given_cells(assignment: str) -> int:
+    """How many cells of the student release hold given engine code (collapsed in the lab)."""
+    notebook = nbformat.read(notebook_path(COURSE_DIR, assignment), as_version=4)
+    return sum(bool(c.metadata.get("engine", {}).get("given")) for c in notebook.cells)
 
 
 @pytest.fixture(scope="module")
@@ -238,6 +244,14 @@ def student_lab(page, server, shot, timings: dict[str, float], started: float) -
     setup = code_cell(page, "rng = np.random.default_rng(8)")
     spirals = code_cell(page, "points, labels = two_spirals(100, rng)")
     expect(spirals).to_have_count(1)
+    # The given engine opens collapsed (cell metadata jupyter.source_hidden), each cell shown
+    # as its first line; the student's exercises stay open.
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    collapsed = notebook.locator(".jp-InputPlaceholder")
+    expect(collapsed).to_have_count(given_cells(FIGURE_NOTEBOOK))
+    expect(collapsed.filter(has_text="class Tensor:")).to_have_count(1)
+    expect(code_cell(page, "class MLP(Module):")).to_have_count(1)
+    shot(page, "08-opened.png")
     expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(
         1, timeout=PAGE_MS
     )
