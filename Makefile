@@ -7,10 +7,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Kernels come from this environment, never from a python3 kernelspec in the user's home.
 export JUPYTER_PREFER_ENV_PATH := 1
+# Headless runs (tests, demo, CI) draw with Agg; `make lab` drops it so figures show inline.
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: demo test lint release sync-engine lab lock clean bench gpu-check
+.PHONY: demo test lint release sync-engine lab work formgrader lock clean bench gpu-check
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,10 +36,19 @@ release: $(STAMP)
 sync-engine: $(STAMP)
 	$(BIN)/autograd-course sync-engine
 
-# JupyterLab for students: course/ as root and working folder, this environment's kernel
-# (JUPYTER_PREFER_ENV_PATH above). --allow-root only where make runs as root (containers).
+# JupyterLab for students: copies the notebooks work/ lacks from course/ (never overwriting
+# one), then opens work/ with the student profile student-lab/ (no nbgrader instructor tools,
+# no news prompt) and no MPLBACKEND, so figures show inline. More options: LAB_ARGS.
 lab: $(STAMP)
-	cd course && $(abspath $(BIN))/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	env -u MPLBACKEND $(BIN)/python -m autograder.grading.student_lab $(LAB_ARGS)
+
+# Only the copy step of `make lab`: new notebooks arrive, edited ones are kept and listed.
+work: $(STAMP)
+	$(BIN)/python -m autograder.grading.student_lab --copy-only
+
+# JupyterLab for instructors at the repo root, on nbgrader's formgrader (all nbgrader tools).
+formgrader: $(STAMP)
+	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.default_url=/formgrader $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 lock: $(STAMP)
 	$(BIN)/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements.lock.new

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grading.student_lab import lab_command, lab_environment
+
 CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
 
 # Chromium runs as root in CI (no sandbox possible there) and must not phone home: without
@@ -37,13 +39,10 @@ CHROMIUM_ARGS = [
     "--disable-extensions",
 ]
 
-# JupyterLab settings for a quiet, deterministic page: no news or update pop-up, and every
-# cell rendered in the DOM (no windowing) so the test can find cells by position.
+# JupyterLab settings for a deterministic page: every cell rendered in the DOM (no
+# windowing) so the test can find cells by position. The news prompt is left to the student
+# profile to switch off: the test checks that it does.
 LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-    },
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
 
@@ -109,7 +108,6 @@ def isolated_environment(home: Path) -> dict[str, str]:
         path.mkdir(parents=True, exist_ok=True)
         env[name] = str(path)
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    env["MPLBACKEND"] = "Agg"
     return env
 
 
@@ -149,28 +147,33 @@ def _wait_until_ready(server: LabServer, timeout: float) -> None:
 
 
 @contextlib.contextmanager
-def jupyter_lab(root: Path, state: Path, *, timeout: float = 60) -> Iterator[LabServer]:
-    """Start ``jupyter lab`` on ``root`` (also its working folder) and stop it afterwards."""
+def jupyter_lab(
+    root: Path, state: Path, *, student: bool = False, timeout: float = 60
+) -> Iterator[LabServer]:
+    """Start ``jupyter lab`` on ``root`` (also its working folder) and stop it afterwards.
+
+    ``student``: as ``make lab`` starts it (student profile, no forced matplotlib backend);
+    otherwise as ``make formgrader`` does, with all of nbgrader's tools.
+    """
     env = isolated_environment(state)
+    if student:
+        env = lab_environment(env)
+    else:
+        env.pop("MPLBACKEND", None)
     write_lab_settings(Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings")
     token = secrets.token_hex(16)
     log = state / "jupyter-lab.log"
     for _attempt in range(3):  # a free port can be taken between the probe and the bind
         port = free_port()
-        command = [
-            str(Path(sys.executable).parent / "jupyter"),
-            "lab",
+        options = [
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={port}",
             "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={root}",
             f"--LabApp.workspaces_dir={state / 'workspaces'}",
-            "--LabApp.news_url=",
         ]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.append("--allow-root")  # CI containers run as root
+        command = lab_command(root, options) if student else instructor_command(root, options)
         with log.open("w") as log_file:
             process = subprocess.Popen(
                 command, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT
@@ -192,6 +195,15 @@ def jupyter_lab(root: Path, state: Path, *, timeout: float = 60) -> Iterator[Lab
             stop(server)
         return
     raise RuntimeError(f"jupyter lab could not bind a free port:\n{server.log_tail()}")
+
+
+def instructor_command(root: Path, options: list[str]) -> list[str]:
+    """``jupyter lab`` with nbgrader's formgrader, as ``make formgrader`` starts it."""
+    command = [str(Path(sys.executable).parent / "jupyter"), "lab", *options]
+    command.append(f"--ServerApp.root_dir={root}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # CI containers run as root
+    return command
 
 
 def stop(server: LabServer, timeout: float = 15) -> None:

@@ -65,9 +65,9 @@ def test_a_grading_report_per_assignment_lists_every_student(demo):
 def test_table_has_a_row_per_student_each_as_expected(demo):
     # The rows themselves: the footer below the table names every student too.
     table = format_demo_table(demo)
-    rows = read_columns(table)
+    rows = [row for row in read_columns(table) if row["student"] != "(points possible)"]
     assert [row["student"] for row in rows] == demo.students, table
-    assert all(row["as expected"] == "yes" for row in rows), table
+    assert all(row["ok"] == "yes" for row in rows), table
     assert demo.as_expected, table
 
 

@@ -17,13 +17,14 @@ from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments
 
 def _release(args: argparse.Namespace) -> int:
     from autograder.grading.release import generate_release, publish_release
+    from autograder.grading.run_progress import print_to_stderr
 
     ids = args.assignment or assignments()
     unknown = sorted(set(ids) - set(assignments()))
     if unknown:
         print(f"error: unknown assignment(s) {unknown}; known: {assignments()}", file=sys.stderr)
         return 2
-    written = publish_release(generate_release(args.workspace, ids))
+    written = publish_release(generate_release(args.workspace, ids, print_to_stderr))
     print(f"regenerated {', '.join(written)} in {COURSE_DIR}")
     return 0
 

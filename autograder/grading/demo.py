@@ -5,7 +5,9 @@ the blank release gets 0, and each planted bug loses points exactly on the test 
 bug touches (and nowhere else, in particular not in other notebooks).
 """
 
+import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from autograder.grading.nbgrader_workspace import run_nbgrader
 from autograder.grading.release import generate_release, publish_release
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.report.gather import write_report
+from autograder.grading.run_progress import StepProgress, clock_text, print_to_stderr
 from autograder.grading.scores import Score, cell_scores, read_export
 
 DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
@@ -66,17 +69,40 @@ def verdict(student: str, cells: dict[tuple[str, str], dict[str, Score]]) -> str
     return "; ".join(problems)
 
 
-def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoResult:
-    """Release, autograde and export with the real nbgrader; compare with expectations."""
+def _silent(line: str) -> None:
+    """No progress output (the default when the demo runs inside the test suite)."""
+
+
+def run_demo(
+    workspace: Path = DEFAULT_WORKSPACE,
+    publish: bool = True,
+    report: Callable[[str], None] = _silent,
+) -> DemoResult:
+    """Release, autograde and export with the real nbgrader; compare with expectations.
+
+    ``report`` receives a line as each stage starts and ends (per notebook while grading,
+    with the elapsed time and an estimate of the time left).
+    """
+    started = time.perf_counter()
     workspace = workspace.resolve()
     ids = assignments()
-    release_dir = generate_release(workspace, ids)
+    report(f"release: nbgrader generate_assignment of {len(ids)} notebooks")
+    release_dir = generate_release(workspace, ids, report)
     if publish:
         publish_release(release_dir)
     course = load_course(workspace)
     cohort = write_cohort(course.submitted, SOLUTIONS_DIR, release_dir)
+    handed_in = {a: sum(a in submitted_assignments(s, ids) for s in cohort) for a in ids}
+    report(
+        f"grading: nbgrader autograde of {sum(handed_in.values())} submissions "
+        f"(elapsed {clock_text(time.perf_counter() - started)})"
+    )
+    grading = StepProgress(handed_in, "submissions", "grading", report, started=started)
     for assignment in ids:
+        grading.start(assignment)
         run_nbgrader(course.workdir, "autograde", assignment, "--force")
+        grading.finish(assignment)
+    report("export, integrity scan and grading reports ...")
     run_nbgrader(course.workdir, "export", "--to", str(workspace / "grades.csv"))
     flags = [flag for assignment in ids for flag in scan_assignment(course, assignment)[0]]
     cells = {
@@ -96,31 +122,74 @@ def run_demo(workspace: Path = DEFAULT_WORKSPACE, publish: bool = True) -> DemoR
     )
 
 
+TABLE_WIDTH = 100
+
+
+def short_names(names: list[str]) -> dict[str, str]:
+    """Column heads for assignments: the number before the first dash, where that is unique."""
+    heads = {name: name.split("-", 1)[0] for name in names}
+    if len(set(heads.values())) < len(heads):
+        return {name: name for name in names}
+    return heads
+
+
+def wrapped(text: str, indent: str = "  ") -> list[str]:
+    """One note under the table, wrapped to the table's width."""
+    return textwrap.wrap(
+        text, TABLE_WIDTH, initial_indent=indent, subsequent_indent=indent + "    "
+    )
+
+
 def format_demo_table(result: DemoResult) -> str:
-    """Students by notebook, with totals and whether each row is as expected."""
+    """One row per student: points per notebook (short heads, legend below), total, verdict.
+
+    Fits in TABLE_WIDTH columns: points possible are a row of their own, and a verdict's
+    details and the students' stories are wrapped below the table.
+    """
     stories = {bug.student: bug.story for bug in BUGS}
     stories[REFERENCE] = "the solutions, typed in"
     stories[BLANK] = "the release as given"
-    header = ["student", *result.assignments, "total", "as expected"]
-    rows = []
+    heads = short_names(result.assignments)
+    possible = {}
+    for (_, assignment), score in result.notebook_scores.items():
+        possible.setdefault(assignment, score.max_score)
+    header = ["student", *(heads[a] for a in result.assignments), "total", "ok"]
+    rows = [
+        [
+            "(points possible)",
+            *(f"{possible[a]:g}" if a in possible else "-" for a in result.assignments),
+            f"{sum(possible.values()):g}",
+            "",
+        ]
+    ]
     for student in result.students:
         handed_in = [a for a in result.assignments if (student, a) in result.cell_scores]
         scores = {a: result.notebook_scores[(student, a)] for a in handed_in}
         total = Score.total(scores.values())
-        check = "yes" if not result.verdicts[student] else "NO: " + result.verdicts[student]
-        cells = [str(scores[a]) if a in scores else "-" for a in result.assignments]
-        rows.append([student, *cells, str(total), check])
+        check = "yes" if not result.verdicts[student] else "NO"
+        cells = [f"{scores[a].score:g}" if a in scores else "-" for a in result.assignments]
+        rows.append([student, *cells, f"{total.score:g}", check])
     lines = format_columns(header, rows)
     lines.append("")
-    lines.extend(f"  {student}: {stories[student]}" for student in result.students)
-    lines.append("  -: not handed in (a planted student hands in only the notebook with the bug)")
+    lines.extend(wrapped(", ".join(f"{heads[a]}: {a}" for a in result.assignments)))
+    lines.append("  points earned per notebook; -: not handed in (a planted student hands in")
+    lines.append("  only the notebook with the bug); ok: grades as the cohort predicts")
+    lines.append("")
+    for student in result.students:
+        lines.extend(wrapped(f"{student}: {stories[student]}"))
+    problems = [(s, v) for s, v in result.verdicts.items() if v]
+    if problems:
+        lines.append("")
+        lines.append("not as expected:")
+        for student, problem in problems:
+            lines.extend(wrapped(f"{student}: {problem}"))
     return "\n".join(lines)
 
 
 def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
     """Run the demo and print the grade table; exit status 1 if grades are not as expected."""
     started = time.perf_counter()
-    result = run_demo(workspace)
+    result = run_demo(workspace, report=print_to_stderr)
     print(format_demo_table(result))
     print(
         f"\ngraded {len(result.cell_scores)} submissions ({len(result.students)} students, "

@@ -5,6 +5,7 @@ which engine_sync uses in solutions/) are taken out, so students get none of the
 """
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -12,21 +13,31 @@ import nbformat
 from autograder.grading.course_root import load_course
 from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.repo_paths import COURSE_DIR, assignments
+from autograder.grading.run_progress import StepProgress
 
 
-def generate_release(workspace: Path, assignment_ids: list[str] | None = None) -> Path:
+def generate_release(
+    workspace: Path,
+    assignment_ids: list[str] | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Path:
     """Run the real generate_assignment in a fresh workspace; return its release folder.
 
     The workspace's gradebook then knows every assignment, ready for autograding.
+    ``report``, when given, gets a progress line as each notebook starts and ends.
     """
     create_workspace(workspace)
     release_dir = load_course(workspace).release
-    for assignment in assignment_ids or assignments():
+    ids = assignment_ids or assignments()
+    progress = StepProgress(dict.fromkeys(ids, 1), "notebook", "releasing", report or _silent)
+    for assignment in ids:
+        progress.start(assignment)
         run_nbgrader(workspace, "generate_assignment", assignment, "--force")
         for path in sorted((release_dir / assignment).glob("*.ipynb")):
             notebook = nbformat.read(path, as_version=4)
             if strip_instructor_metadata(notebook):
                 nbformat.write(notebook, path)
+        progress.finish(assignment)
     return release_dir
 
 
@@ -41,6 +52,10 @@ def strip_instructor_metadata(notebook: nbformat.NotebookNode) -> int:
         for key in INSTRUCTOR_METADATA:
             removed += cell.metadata.pop(key, None) is not None
     return removed
+
+
+def _silent(line: str) -> None:
+    """No progress output."""
 
 
 def publish_release(release_dir: Path, course_dir: Path = COURSE_DIR) -> list[str]:
