@@ -85,9 +85,11 @@ def autograde(
             bar.update(graded)
 
         bar.show()
-        run_pool(
-            jobs, workers, lambda job: build_spec(course, job, config, snapshot, threads), record
-        )
+
+        def describe(job: Job) -> JobSpec:
+            return build_spec(course, job, config, snapshot, threads)
+
+        run_pool(jobs, workers, describe, record, scratch=jobs_root)
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
@@ -106,6 +108,7 @@ def run_pool(
     workers: int,
     describe: Callable[[Job], JobSpec],
     record: Callable[[JobResult], None],
+    scratch: Path | None = None,
 ) -> None:
     """Run ``jobs`` on ``workers`` worker processes; ``record`` each result here, once.
 
@@ -113,7 +116,7 @@ def run_pool(
     interrupt every worker and kernel is killed before the exception goes on; after the
     run the workers are stopped.
     """
-    pool_workers = Workers(workers)
+    pool_workers = Workers(workers, scratch)
     pending = list(reversed(jobs))
     active: dict[Future, Job] = {}
     first_deaths: dict[str, JobResult] = {}

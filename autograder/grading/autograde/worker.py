@@ -9,6 +9,7 @@ original stdout, and fd 1 points at stderr between jobs.
 import os
 import time
 import traceback
+from pathlib import Path
 
 # Keeps ``rfc3987_syntax`` out of the import: jsonschema imports it (if installed) only for
 # the "iri" string format, which no notebook schema uses, and building its grammar costs
@@ -17,12 +18,13 @@ BOOTSTRAP = """\
 import sys
 sys.modules.setdefault("rfc3987_syntax", None)
 from autograder.grading.autograde.worker import main
-main()
+main(sys.argv[1] if len(sys.argv) > 1 else None)
 """
 
 
-def main() -> None:
-    """Serve jobs until stdin closes."""
+def main(scratch: str | None = None) -> None:
+    """Serve jobs until stdin closes, each in a fresh folder under ``scratch`` (a folder the
+    grading process removes at the end, so a killed worker's job folder goes too)."""
     import nbgrader.converters  # noqa: F401 (imported once here, not in the first job)
 
     from autograder.grading.autograde import wire
@@ -39,7 +41,7 @@ def main() -> None:
             return
         started = time.perf_counter()
         try:
-            outcome = grade_job(spec)
+            outcome = grade_job(spec, Path(scratch) if scratch else None)
         except Exception:  # a fault of this program, not the student's: report it, go on
             seconds = time.perf_counter() - started
             text = traceback.format_exc()

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 from autograder.grading.autograde import wire
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
@@ -31,7 +32,8 @@ class WorkerStartFailed(RuntimeError):
 class WorkerProcess:
     """One grading worker, started on first use and again after it was killed."""
 
-    def __init__(self) -> None:
+    def __init__(self, scratch: Path | None = None) -> None:
+        self.scratch = scratch  # where its job folders go (None: the system's temp folder)
         self.process: subprocess.Popen | None = None
         self.token: str | None = None  # the job it is grading now
         self._stderr = None  # the worker's own stderr (start-up errors), a temp file
@@ -42,7 +44,7 @@ class WorkerProcess:
         """A fresh worker, once it has imported nbgrader (not counted against a job)."""
         self._stderr = tempfile.TemporaryFile()
         process = subprocess.Popen(
-            [sys.executable, "-c", BOOTSTRAP],
+            [sys.executable, "-c", BOOTSTRAP, *([str(self.scratch)] if self.scratch else [])],
             env=kernel_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -119,8 +121,8 @@ class WorkerProcess:
 class Workers:
     """N workers handed out to the threads that run jobs, and all killed on an interrupt."""
 
-    def __init__(self, count: int) -> None:
-        self.all = [WorkerProcess() for _ in range(count)]
+    def __init__(self, count: int, scratch: Path | None = None) -> None:
+        self.all = [WorkerProcess(scratch) for _ in range(count)]
         self.idle: queue.SimpleQueue[WorkerProcess] = queue.SimpleQueue()
         for worker in self.all:
             self.idle.put(worker)
