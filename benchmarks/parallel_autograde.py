@@ -4,12 +4,15 @@ A cohort of N submissions of 00-recipe (the quickest notebook): the demo's refer
 and two planted bugs, copied under distinct student ids. Each mode grades its own copy of
 one released workspace: plain ``nbgrader autograde`` (one process for everyone), then
 ``autograder.grading.autograde`` with 1, 2, 4... workers up to the machine's cores. Every mode
-must give the same grades, cell by cell; the table says so. Nothing asserts a time.
+must give the same grades, cell by cell; the table says so. The floor is nbclient alone
+executing each notebook nbgrader graded (hidden tests included) in a fresh kernel, one
+after the other: what grading costs without nbgrader, a gradebook or isolation. Nothing
+asserts a time.
 """
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,7 @@ class ModeRow:
     per_minute: float
     speedup: float  # sequential nbgrader's time / this mode's
     same_grades: bool  # cell by cell equal to sequential nbgrader's
+    overhead: float | None = None  # seconds per submission over the floor (one at a time)
 
     def as_dict(self) -> dict[str, Any]:
         """The row for the JSON output."""
@@ -63,6 +67,25 @@ def grades(root: Path, students: list[str]) -> dict[str, Any]:
     return {s: cell_scores(db_url, s, ASSIGNMENT) for s in students}
 
 
+def execute_only(root: Path, students: list[str]) -> float:
+    """Seconds nbclient alone takes to execute each autograded notebook in a fresh kernel."""
+    from nbclient import NotebookClient
+
+    started = time.perf_counter()
+    for student in students:
+        path = notebook_path(root / "autograded" / student, ASSIGNMENT)
+        notebook = nbformat.read(path, as_version=4)
+        client = NotebookClient(
+            notebook,
+            timeout=120,
+            allow_errors=True,
+            shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        client.execute()
+    return time.perf_counter() - started
+
+
 def worker_counts(cores: int | None = None) -> list[int]:
     """1, 2, 4... up to the cores (at least 1 and 2)."""
     cores = cores or os.cpu_count() or 1
@@ -87,6 +110,7 @@ def run_parallel_benchmark(
     run_nbgrader(root, "autograde", ASSIGNMENT)
     timings.append(("nbgrader autograde (sequential)", time.perf_counter() - started, {}))
     reference = grades(root, students)
+    floor = execute_only(root, students)
 
     for count in workers or worker_counts():
         root = copy_workspace(template, workspace / f"workers-{count}")
@@ -94,24 +118,31 @@ def run_parallel_benchmark(
         timings.append((f"autograde(workers={count})", run.wall_seconds, grades(root, students)))
 
     baseline = timings[0][1]
-    return [
-        ModeRow(
-            mode=mode,
-            submissions=submissions,
-            seconds=seconds,
-            per_minute=60 * submissions / seconds,
-            speedup=baseline / seconds,
-            same_grades=not graded or graded == reference,
+    rows = [ModeRow("nbclient execute only (floor)", submissions, floor, 0, 0, True, 0.0)]
+    rows = [replace(rows[0], per_minute=60 * submissions / floor, speedup=baseline / floor)]
+    for mode, seconds, graded in timings:
+        one_at_a_time = "workers" not in mode or "workers=1)" in mode
+        rows.append(
+            ModeRow(
+                mode=mode,
+                submissions=submissions,
+                seconds=seconds,
+                per_minute=60 * submissions / seconds,
+                speedup=baseline / seconds,
+                same_grades=not graded or graded == reference,
+                overhead=(seconds - floor) / submissions if one_at_a_time else None,
+            )
         )
-        for mode, seconds, graded in timings
-    ]
+    return rows
 
 
 def format_parallel_table(rows: list[ModeRow]) -> str:
-    """Mode, submissions, wall time, submissions per minute, speedup, same grades."""
+    """Mode, submissions, wall time, per minute, speedup, overhead per submission over the
+    floor (modes grading one at a time only), same grades."""
     from autograder.checks.text_table import format_columns
 
-    header = ["mode", "submissions", "wall time", "per minute", "speedup", "same grades"]
+    header = ["mode", "submissions", "wall time", "per minute", "speedup", "over floor"]
+    header.append("same grades")
     body = [
         [
             row.mode,
@@ -119,8 +150,9 @@ def format_parallel_table(rows: list[ModeRow]) -> str:
             f"{row.seconds:.1f} s",
             f"{row.per_minute:.1f}",
             f"{row.speedup:.2f}x",
+            "-" if row.overhead is None else f"{row.overhead:+.2f} s",
             "yes" if row.same_grades else "NO",
         ]
         for row in rows
     ]
-    return "\n".join(format_columns(header, body, right={1, 2, 3, 4}))
+    return "\n".join(format_columns(header, body, right={1, 2, 3, 4, 5}))

@@ -23,7 +23,8 @@ from autograder.grading.autograde import (
     read_log_json,
     snapshot_gradebook,
 )
-from autograder.grading.autograde.jobs import Job, prepare_job
+from autograder.grading.autograde.job_gradebook import job_gradebook_bytes, read_grade_rows
+from autograder.grading.autograde.jobs import Job
 from autograder.grading.autograde.merge import copy_auto_grades
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
 from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
@@ -50,6 +51,8 @@ FAULTS = {
         "\n\ngrow()\n"
     ),
     "kernel-exit": "import os\n\nos._exit(1)\n",
+    # Kills the grading worker that started this kernel, not just the kernel.
+    "worker-kill": "import os\n\nos.kill(int(os.environ['JPY_PARENT_PID']), 9)\n",
 }
 
 
@@ -170,14 +173,16 @@ def test_a_jobs_gradebook_holds_no_other_students_data(parallel, tmp_path):
     with Gradebook(f"sqlite:///{snapshot}") as book:
         assert sorted(a.name for a in book.assignments) == sorted(COHORT)
     # The job's gradebook adds the graded student's own rows, extension included.
-    job = Job(REFERENCE, RECIPE, tmp_path / "job", 0, None, None, None)
-    prepare_job(course, job, snapshot)
-    assert other not in job.gradebook.read_bytes()
-    with Gradebook(job.db_url) as book:
+    job_gradebook = tmp_path / "job.db"
+    job_gradebook.write_bytes(job_gradebook_bytes(course, snapshot, RECIPE, REFERENCE))
+    assert other not in job_gradebook.read_bytes()
+    job_db_url = f"sqlite:///{job_gradebook}"
+    with Gradebook(job_db_url) as book:
         assert [s.id for s in book.students] == [REFERENCE]
         assert book.find_submission(RECIPE, REFERENCE).extension == dt.timedelta(days=2)
     expected = scores(root, REFERENCE, RECIPE)
-    copy_auto_grades(job.db_url, course, RECIPE, REFERENCE)  # the merge keeps the name
+    rows = read_grade_rows(job_db_url, RECIPE, REFERENCE)
+    copy_auto_grades(rows, course, RECIPE, REFERENCE)  # the merge keeps the name
     with Gradebook(course.db_url) as book:
         assert book.find_student(REFERENCE).first_name == "Ada"
     assert cell_scores(course.db_url, REFERENCE, RECIPE) == expected
@@ -200,13 +205,15 @@ def faulty(template, sequential):
 def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
     root, run = faulty
     status = {r.student: r.status for r in run.records}
+    why = [(r.student, r.status, r.message) for r in run.records]
     assert status == {
         REFERENCE: "graded",
         "bug-power-rule": "graded",
         "infinite-loop": "timeout",
         "memory-bomb": "memory",
         "kernel-exit": "kernel-died",
-    }
+        "worker-kill": "kernel-died",
+    }, why
     for student in (REFERENCE, "bug-power-rule"):
         assert scores(root, student, RECIPE) == scores(sequential, student, RECIPE)
     # The loop and the bomb stop no_grad's cell: only test_no_grad is lost.
@@ -215,16 +222,19 @@ def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
         assert got["test_no_grad"].score == 0
         assert all(s.score == s.max_score for n, s in got.items() if n != "test_no_grad")
     # A dead kernel saves nothing: in the gradebook with 0 everywhere, no autograded copy.
-    died = scores(root, "kernel-exit", RECIPE)
-    assert died and all(s.score == 0 for s in died.values())
-    assert not (root / "autograded" / "kernel-exit").exists()
-    kept = (root / "autograde_logs" / RECIPE / "kernel-exit.txt").read_text()
-    # A dead kernel is graded once more (it may have died of something passing).
-    assert "=== second attempt ===" in kept
-    died_record = next(r for r in run.records if r.student == "kernel-exit")
-    assert "twice" in died_record.message
+    # A killed worker is the same for its student, and the run goes on with a fresh one.
+    for student in ("kernel-exit", "worker-kill"):
+        died = scores(root, student, RECIPE)
+        assert died and all(s.score == 0 for s in died.values())
+        assert not (root / "autograded" / student).exists()
+        kept = (root / "autograde_logs" / RECIPE / f"{student}.txt").read_text()
+        # A dead kernel is graded once more (it may have died of something passing).
+        assert "=== second attempt ===" in kept
+        died_record = next(r for r in run.records if r.student == student)
+        assert "twice" in died_record.message
+    assert "worker process killed by SIGKILL" in kept
     with sqlite3.connect(root / "gradebook.db") as db:
-        assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0] == 5
+        assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0] == 6
 
 
 SEED_PROBE = (
@@ -233,29 +243,41 @@ SEED_PROBE = (
 )
 
 
-@pytest.fixture(scope="module")
-def probe_template(tmp_path_factory):
-    """A course with one tiny assignment ``probe``: a seed-printing cell and a graded one."""
-    base = tmp_path_factory.mktemp("probe")
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells.append(nbformat.v4.new_code_cell(SEED_PROBE))
-    test = nbformat.v4.new_code_cell("assert hidden_rng() is not None")
-    test.metadata["nbgrader"] = {
+def graded_cell(grade_id, source):
+    """A locked test cell worth one point."""
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {
         "grade": True,
-        "grade_id": "test_probe",
+        "grade_id": grade_id,
         "locked": True,
         "points": 1,
         "schema_version": 3,
         "solution": False,
         "task": False,
     }
-    notebook.cells.append(test)
-    path = notebook_path(base / "solutions", "probe")
+    return cell
+
+
+def tiny_course(base, assignment, cells):
+    """A released course with one assignment made of ``cells``."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.extend(cells)
+    path = notebook_path(base / "solutions", assignment)
     path.parent.mkdir(parents=True)
     nbformat.write(notebook, path)
     root = create_workspace(base / "template", base / "solutions")
-    run_nbgrader(root, "generate_assignment", "probe")
+    run_nbgrader(root, "generate_assignment", assignment)
     return root
+
+
+@pytest.fixture(scope="module")
+def probe_template(tmp_path_factory):
+    """A course with one tiny assignment ``probe``: a seed-printing cell and a graded one."""
+    cells = [
+        nbformat.v4.new_code_cell(SEED_PROBE),
+        graded_cell("test_probe", "assert hidden_rng() is not None"),
+    ]
+    return tiny_course(tmp_path_factory.mktemp("probe"), "probe", cells)
 
 
 @pytest.fixture
@@ -343,9 +365,9 @@ def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
     from autograder.grading.autograde.jobs import JobResult
     from autograder.grading.autograde.run import after_retry
 
-    job = Job("ada", RECIPE, tmp_path, 1, None, None, None)
-    died = JobResult(job, "kernel-died", "the kernel died", 3.0, False, "first output")
-    graded = JobResult(job, "graded", "", 5.0, True, "second output")
+    job = Job("ada", RECIPE, 1, str(tmp_path), None, None, None)
+    died = JobResult(job, "kernel-died", "the kernel died", 3.0, None, {}, "first output")
+    graded = JobResult(job, "graded", "", 5.0, None, {}, "second output")
     assert after_retry(graded, None) == graded
     recovered = after_retry(graded, died)
     assert recovered.status == "graded" and recovered.seconds == 8.0
@@ -355,3 +377,108 @@ def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
         dataclasses.replace(graded, status="kernel-died", message="the kernel died"), died
     )
     assert again.status == "kernel-died" and "twice" in again.message
+
+
+# Each test cell fails if something of an earlier job in the same worker reached this one:
+# its seed, a file it left in its folder, its memory limit, its cell timeout. No import of
+# autograder (torch): the cells must run well within Ada's 2 s cell timeout.
+LEAK_TESTS = {
+    "test_seed": (
+        "import os\nimport pathlib\nimport resource\nimport time\n\n"
+        "student = pathlib.Path.cwd().parent.name\n"
+        "assert os.environ['AUTOGRADER_SEED'] == {seeds!r}[student], 'seed'"
+    ),
+    # Ada's own file fails her this test; Grace must not see it.
+    "test_file": "assert not pathlib.Path('../../../left-behind.txt').exists(), 'file'",
+    "test_limit": (
+        "expected = {{'ada': 3 * 2**30, 'grace': resource.RLIM_INFINITY}}[student]\n"
+        "assert resource.getrlimit(resource.RLIMIT_AS)[0] == expected, 'memory limit'"
+    ),
+    "test_timeout": "time.sleep(6)  # Ada's cells time out after 2 s",
+}
+LEFT_BEHIND = "open('../../../left-behind.txt', 'w').write('from the first job')"
+
+
+@pytest.fixture(scope="module")
+def leak_course(tmp_path_factory):
+    """Ada's and Grace's submissions of ``leak``; Ada's leaves a file in its job folder."""
+    cells = [nbformat.v4.new_code_cell("pass")]
+    seeds = {student: str(student_seed(student, "leak")) for student in ("ada", "grace")}
+    tests = {name: source.format(seeds=seeds) for name, source in LEAK_TESTS.items()}
+    cells += [graded_cell(name, source) for name, source in tests.items()]
+    template = tiny_course(tmp_path_factory.mktemp("leak"), "leak", cells)
+    root = copy_workspace(template, template.parent / "course")
+    release = nbformat.read(notebook_path(root / "release", "leak"), 4)
+    ada = nbformat.from_dict(release)
+    ada.cells[0].source = LEFT_BEHIND
+    hand_in(root, "ada", "leak", ada)
+    hand_in(root, "grace", "leak", release)
+    return root
+
+
+def leak_specs(root, tmp_path):
+    """Ada's job (memory limit, 2 s cells, threads) then Grace's (none of these)."""
+    from autograder.grading.autograde.jobs import build_spec, config_as_dict
+
+    course = load_course(root)
+    (tmp_path / "snapshot").mkdir()
+    snapshot = snapshot_gradebook(course, tmp_path / "snapshot" / "gradebook.db")
+    config = config_as_dict(course)
+    ada = Job("ada", "leak", student_seed("ada", "leak"), "leak-ada", 2, 3 * 1024, None)
+    grace = Job("grace", "leak", student_seed("grace", "leak"), "leak-grace", None, None, None)
+    # Grace's job sets no cell timeout at all, not even the course's: nbgrader's default
+    # (30 s) applies, unless Ada's 2 s stayed behind.
+    untimed = {**config, "Execute": {k: v for k, v in config["Execute"].items() if k != "timeout"}}
+    return [
+        build_spec(course, ada, config, snapshot, threads=1),
+        build_spec(course, grace, untimed, snapshot, threads=None),
+    ]
+
+
+def test_nothing_of_a_job_reaches_the_next_one_in_the_same_worker(leak_course, tmp_path):
+    from autograder.grading.autograde.worker_pool import WorkerProcess
+
+    worker = WorkerProcess()
+    try:
+        first, second = leak_specs(leak_course, tmp_path)
+        ada = worker.grade(first, timeout=300)
+        pid = worker.process.pid
+        grace = worker.grade(second, timeout=300)
+        assert worker.process.pid == pid, "both jobs graded by the same worker process"
+    finally:
+        worker.stop()
+    assert (ada.status, grace.status) == ("timeout", "graded"), (ada.output, grace.output)
+    ada_scores = {name: score for (_, name), (score, _) in ada.grades.grades.items()}
+    grace_scores = {name: score for (_, name), (score, _) in grace.grades.grades.items()}
+    assert ada_scores == {"test_seed": 1, "test_file": 0, "test_limit": 1, "test_timeout": 0}
+    assert grace_scores == dict.fromkeys(ada_scores, 1), grace.output
+    for trace in ("'ada'", "/ada/"):
+        assert trace not in grace.output, "the first job's log went on into the second's"
+
+
+def test_a_job_graded_in_process_leaves_the_process_as_it_was(leak_course, tmp_path):
+    """Environment, log handlers and levels, stdout/stderr are put back; no file is left open
+    (the first job may open what every later one reuses, such as zmq's context)."""
+    import logging
+
+    from autograder.grading.autograde.grade_job import grade_job
+
+    first, second = leak_specs(leak_course, tmp_path)
+    loggers = [logging.getLogger(), logging.getLogger("traitlets")]
+
+    def state():
+        return (
+            dict(os.environ),
+            [(list(logger.handlers), logger.level) for logger in loggers],
+            os.readlink("/proc/self/fd/1"),
+            os.readlink("/proc/self/fd/2"),
+        )
+
+    before = state()
+    assert grade_job(first, scratch=tmp_path).status == "timeout"
+    assert state() == before
+    open_files = sorted(os.listdir("/proc/self/fd"))
+    assert grade_job(second, scratch=tmp_path).status == "graded"
+    assert state() == before
+    assert sorted(os.listdir("/proc/self/fd")) == open_files
+    assert list(tmp_path.glob("autograde-job-*")) == [], "the job folder is removed"

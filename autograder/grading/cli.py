@@ -218,8 +218,9 @@ def _add_grading_commands(commands) -> None:
     grade.add_argument(
         "--submission-timeout",
         type=float,
+        default=1800.0,
         metavar="S",
-        help="wall-clock seconds per submission before it is killed (default: none)",
+        help="wall-clock seconds per submission before it is killed (0: none; default 1800)",
     )
     grade.add_argument(
         "--zip", type=Path, metavar="FILE", help="first collect submissions from this zip"

@@ -1,17 +1,19 @@
-"""Parallel, fault-tolerant autograding around the real ``nbgrader autograde``.
+"""Parallel, fault-tolerant autograding with nbgrader's own Autograde converter.
 
 nbgrader grades one submission after the other in one process against one sqlite
 gradebook, and a student whose code loops forever, eats all memory or kills its kernel
-stalls or aborts the run. Here each submission is graded by its own
-``nbgrader autograde ASSIGNMENT --student S`` process in a private job folder: a config
-that loads the course's config and points at the course's source/, a private gradebook
-(the course's assignments and this student's own rows, nobody else's: the student's code
-can read the job folder), and that one submission. Up to ``workers`` jobs run at once,
-each with a memory limit (inherited by its kernel), nbgrader's per-cell timeout and an
-optional wall-clock limit. This process alone writes the course gradebook: it copies each
-finished job's automatic grades into it through ``nbgrader.api.Gradebook`` and moves the
-job's ``autograded/S/A`` into the course. nbgrader does all executing and scoring, so
-grades are those of a plain sequential ``nbgrader autograde``.
+stalls or aborts the run. Here ``workers`` long-lived worker processes each import nbgrader
+once and grade one job after another. A job is plain data (``job_spec``): the submission's
+and the source's files as bytes, the course's config, and a private gradebook (the course's
+assignments and this student's own rows, nobody else's: the student's code can read the
+job folder). The worker writes it into a fresh folder outside the course root, runs
+nbgrader's Autograde converter there (a fresh kernel per notebook, under the student's
+seed, a memory limit set in the kernel's own launch and nbgrader's per-cell timeout), and
+sends back the grade rows, the autograded files and the log; nothing of a job stays in
+the worker. This process alone writes the course gradebook, copying each job's automatic
+grades into it through ``nbgrader.api.Gradebook``, and kills a worker that overruns the
+per-submission wall-clock limit. nbgrader does all executing and scoring, so grades are
+those of a plain sequential ``nbgrader autograde``.
 
 What nbgrader 0.9 does with faulty code, and what happens here:
 
@@ -21,16 +23,19 @@ What nbgrader 0.9 does with faulty code, and what happens here:
 - ``MemoryError`` under the memory limit: an ordinary error output, graded the same way;
   recorded as ``memory``.
 - the kernel dies (``os._exit``, a segfault, the OOM killer): nbclient raises
-  ``DeadKernelError``, nbgrader logs it, deletes that student's autograded folder, saves no
-  grades and exits 1 (``Execute.execute_retries`` is declared in 0.9.6 but never used).
-  Recorded as ``kernel-died``; the submission gets 0 on every cell and is flagged.
-- the wall-clock limit kills the job (a kernel that ignores the interrupt, so every cell
-  waits its whole timeout): ``timeout``, 0 on every cell, flagged.
+  ``DeadKernelError``, nbgrader logs it, deletes that student's autograded folder and saves
+  no grades (``Execute.execute_retries`` is declared in 0.9.6 but never used). The worker
+  itself dying is treated the same. Graded once more; if it dies again, recorded as
+  ``kernel-died``, 0 on every cell and flagged. A fresh worker takes the next job.
+- the wall-clock limit kills the worker and the job's kernel (a kernel that ignores the
+  interrupt, so every cell waits its whole timeout): ``timeout``, 0 on every cell, flagged.
 
-Modules: ``course`` (the course's folders, checks), ``plan`` (what to grade, resume),
-``job_gradebook`` (each job's private gradebook), ``jobs`` (one nbgrader process),
-``processes`` (finding and killing a job's processes), ``classify`` (statuses),
-``merge`` (into the course gradebook), ``log`` (autograde_log.json), ``progress_bar``,
+Modules: ``plan`` (what to grade, resume), ``job_gradebook`` (each job's private
+gradebook), ``job_spec`` (a job and its outcome as plain data), ``jobs`` (building a job,
+running it on a worker), ``worker_pool`` and ``wire`` (the worker processes and their
+pipes), ``worker`` and ``grade_job`` (the worker's side), ``kernel_launch`` (the limited
+kernel), ``processes`` (finding a job's leftover processes), ``classify`` (statuses),
+``merge`` (into the course gradebook), ``log`` (autograde_log.json), ``status_line``,
 ``zip_collect`` and ``run`` (``autograde`` itself).
 """
 
@@ -45,7 +50,11 @@ from autograder.grading.autograde.log import (
 )
 from autograder.grading.autograde.merge import OUTPUT_LOGS
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
-from autograder.grading.autograde.run import DEFAULT_MEMORY_LIMIT_MB, autograde
+from autograder.grading.autograde.run import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_SUBMISSION_TIMEOUT,
+    autograde,
+)
 from autograder.grading.autograde.zip_collect import collect_zip
 from autograder.grading.course_root import (
     AutogradeError,
@@ -57,6 +66,7 @@ from autograder.grading.course_root import (
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",
+    "DEFAULT_SUBMISSION_TIMEOUT",
     "JOB_TOKEN_ENV",
     "LOG_NAME",
     "OUTPUT_LOGS",

@@ -8,7 +8,9 @@ notebooks, cells) and the graded student's earlier submission, if any.
 """
 
 import contextlib
+import shutil
 import sqlite3
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from sqlalchemy.exc import SAWarning
 
+from autograder.grading.autograde.job_spec import GradeRows
 from autograder.grading.course_root import AutogradeError, Course, shown_url
 
 # The student's own rows for one assignment, parents before children, selected in the
@@ -89,3 +92,26 @@ def add_own_rows(course: Course, job_gradebook: Path, assignment: str, student: 
                     names,
                 )
         db.execute("DETACH DATABASE course")
+
+
+def job_gradebook_bytes(course: Course, snapshot: Path, assignment: str, student: str) -> bytes:
+    """A job's private gradebook, as bytes to ship: the snapshot plus the student's rows."""
+    with tempfile.TemporaryDirectory(prefix="autograde-gradebook-") as folder:
+        path = Path(folder) / "gradebook.db"
+        shutil.copyfile(snapshot, path)
+        add_own_rows(course, path, assignment, student)
+        return path.read_bytes()
+
+
+def read_grade_rows(db_url: str, assignment: str, student: str) -> GradeRows:
+    """The automatic fields nbgrader wrote for one submission, as plain data."""
+    with quiet_gradebook(), Gradebook(db_url) as book:
+        submission = book.find_submission(assignment, student)
+        penalties, grades, comments = {}, {}, {}
+        for notebook in submission.notebooks:
+            penalties[notebook.name] = notebook.late_submission_penalty
+            for grade in notebook.grades:
+                grades[notebook.name, grade.name] = (grade.auto_score, grade.needs_manual_grade)
+            for comment in notebook.comments:
+                comments[notebook.name, comment.name] = comment.auto_comment
+        return GradeRows(submission.timestamp, penalties, grades, comments)

@@ -1,6 +1,6 @@
 """Bringing a finished job into the course: its automatic grades (or 0 on every cell when
 nbgrader saved none), its autograded notebooks and its output. Only the main thread runs
-this, so the course gradebook has one writer."""
+this, so the course gradebook has one writer; each result is recorded once."""
 
 import datetime as dt
 import shutil
@@ -8,7 +8,9 @@ import shutil
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
+from autograder.grading.autograde.grade_job import write_files
 from autograder.grading.autograde.job_gradebook import quiet_gradebook
+from autograder.grading.autograde.job_spec import GradeRows
 from autograder.grading.autograde.jobs import JobResult
 from autograder.grading.autograde.log import GradingRecord, utc_now
 from autograder.grading.course_root import Course
@@ -16,27 +18,26 @@ from autograder.grading.course_root import Course
 OUTPUT_LOGS = "autograde_logs"  # full nbgrader output of each job: root/autograde_logs/A/S.txt
 
 
-def copy_auto_grades(job_db_url: str, course: Course, assignment: str, student: str) -> None:
+def copy_auto_grades(rows: GradeRows, course: Course, assignment: str, student: str) -> None:
     """Copy what ``nbgrader autograde`` wrote for one submission into the course gradebook.
 
     Only the automatic fields: a manual grade given in formgrader meanwhile is kept, and so
     are the student's name and email (the student is created only if missing).
     """
-    with quiet_gradebook(), Gradebook(job_db_url) as job_book, Gradebook(course.db_url) as book:
-        graded = job_book.find_submission(assignment, student)
+    with quiet_gradebook(), Gradebook(course.db_url) as book:
         book.update_or_create_student(student)
         submission = book.update_or_create_submission(assignment, student)
-        submission.timestamp = graded.timestamp
-        for notebook in graded.notebooks:
-            target = book.find_submission_notebook(notebook.name, assignment, student)
-            target.late_submission_penalty = notebook.late_submission_penalty
-            for grade in notebook.grades:
-                into = book.find_grade(grade.name, notebook.name, assignment, student)
-                into.auto_score = grade.auto_score
-                into.needs_manual_grade = grade.needs_manual_grade
-            for comment in notebook.comments:
-                into = book.find_comment(comment.name, notebook.name, assignment, student)
-                into.auto_comment = comment.auto_comment
+        submission.timestamp = rows.timestamp
+        for notebook, penalty in rows.penalties.items():
+            target = book.find_submission_notebook(notebook, assignment, student)
+            target.late_submission_penalty = penalty
+        for (notebook, name), (score, needs_manual) in rows.grades.items():
+            into = book.find_grade(name, notebook, assignment, student)
+            into.auto_score = score
+            into.needs_manual_grade = needs_manual
+        for (notebook, name), text in rows.comments.items():
+            into = book.find_comment(name, notebook, assignment, student)
+            into.auto_comment = text
         book.db.commit()
 
 
@@ -69,9 +70,8 @@ def install_autograded(course: Course, result: JobResult) -> None:
     target = course.autograded / job.student / job.assignment
     if target.exists():
         shutil.rmtree(target)
-    if result.grades_saved and job.autograded.is_dir():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(job.autograded, target)
+    if result.grades_saved and result.autograded:
+        write_files(target, result.autograded)
 
 
 def keep_output(course: Course, result: JobResult) -> None:
@@ -82,20 +82,18 @@ def keep_output(course: Course, result: JobResult) -> None:
 
 
 def finish_job(course: Course, result: JobResult) -> GradingRecord:
-    """Bring one finished job into the course, remove its folder; its record for the log."""
+    """Bring one finished job into the course; its record for the log."""
     job = result.job
     status, message = result.status, result.message
     try:
-        if result.grades_saved:
-            copy_auto_grades(job.db_url, course, job.assignment, job.student)
+        if result.grades is not None:
+            copy_auto_grades(result.grades, course, job.assignment, job.student)
         else:
             record_zero_grades(course, job.assignment, job.student)
         install_autograded(course, result)
         keep_output(course, result)
     except Exception as error:  # one broken job must not stop the run
         status, message = "error", f"could not record the grades: {error!r}"
-    finally:
-        shutil.rmtree(job.folder, ignore_errors=True)
     return GradingRecord(
         student=job.student,
         assignment=job.assignment,

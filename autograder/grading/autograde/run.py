@@ -1,5 +1,5 @@
-"""``autograde``: every submission of an assignment graded by its own nbgrader job, up to
-``workers`` at once, each result brought into the course as it finishes."""
+"""``autograde``: every submission of an assignment graded as a job on one of ``workers``
+long-lived worker processes, each result brought into the course as it finishes."""
 
 import os
 import shutil
@@ -13,15 +13,20 @@ from pathlib import Path
 
 from autograder.checks.seed import student_seed
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
-from autograder.grading.autograde.jobs import Job, JobResult, prepare_job, run_job
+from autograder.grading.autograde.job_spec import JobSpec
+from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config_as_dict, run_job
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
-from autograder.grading.autograde.processes import RunningJobs
 from autograder.grading.autograde.status_line import Progress
+from autograder.grading.autograde.worker_pool import Workers
 from autograder.grading.course_root import check_gradable, load_course
 
 DEFAULT_MEMORY_LIMIT_MB = 4096
+# A submission still running after half an hour is killed (and graded 0, flagged): with
+# nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
+# for a cell timeout per cell.
+DEFAULT_SUBMISSION_TIMEOUT = 1800.0
 
 
 def autograde(
@@ -32,7 +37,7 @@ def autograde(
     force: bool = False,
     cell_timeout: int | None = None,
     memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    submission_timeout: float | None = None,
+    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
     progress: bool = True,
     seed_salt: str = "",
 ) -> GradingRun:
@@ -52,20 +57,25 @@ def autograde(
     if not to_grade:
         run.wall_seconds = time.perf_counter() - started
         return run
-    jobs_root = Path(tempfile.mkdtemp(prefix=".autograde-jobs-", dir=course.root))
+    # Outside the course root: nothing of a job is where a kernel could look for it.
+    jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
+    workers = max(1, workers)
     try:
         snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
+        config = config_as_dict(course)
+        threads = threads_per_job(workers)
         jobs = [
             Job(
                 student=student,
                 assignment=assignment,
-                folder=jobs_root / f"{index:05d}",
                 seed=student_seed(student, assignment, seed_salt),
+                # Unique to this run, and naming the course, so a job's processes are found.
+                token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
                 cell_timeout=cell_timeout,
                 memory_limit_mb=memory_limit_mb,
-                submission_timeout=submission_timeout,
+                submission_timeout=submission_timeout or None,
             )
-            for index, student in enumerate(to_grade)
+            for student in to_grade
         ]
 
         def record(result: JobResult) -> None:
@@ -75,7 +85,11 @@ def autograde(
             bar.update(graded)
 
         bar.show()
-        run_pool(jobs, max(1, workers), lambda job: prepare_job(course, job, snapshot), record)
+
+        def describe(job: Job) -> JobSpec:
+            return build_spec(course, job, config, snapshot, threads)
+
+        run_pool(jobs, workers, describe, record, scratch=jobs_root)
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
@@ -92,44 +106,52 @@ def threads_per_job(workers: int) -> int | None:
 def run_pool(
     jobs: list[Job],
     workers: int,
-    prepare: Callable[[Job], None],
+    describe: Callable[[Job], JobSpec],
     record: Callable[[JobResult], None],
+    scratch: Path | None = None,
 ) -> None:
-    """Run ``jobs`` ``workers`` at a time; ``record`` each result here, in this thread.
+    """Run ``jobs`` on ``workers`` worker processes; ``record`` each result here, once.
 
     Only this thread touches the course gradebook, so there is one writer. On an
-    interrupt every running nbgrader and kernel is killed before the exception goes on.
+    interrupt every worker and kernel is killed before the exception goes on; after the
+    run the workers are stopped.
     """
-    running = RunningJobs()
-    threads = threads_per_job(workers)
+    pool_workers = Workers(workers, scratch)
     pending = list(reversed(jobs))
     active: dict[Future, Job] = {}
-    first_deaths: dict[Path, JobResult] = {}
+    first_deaths: dict[str, JobResult] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             while pending or active:
                 while pending and len(active) < workers:
                     job = pending.pop()
-                    prepare(job)
-                    active[pool.submit(run_job, job, threads, running)] = job
+                    try:
+                        spec = describe(job)
+                    except Exception as error:  # unreadable files: this student only
+                        record(JobResult(job, "error", repr(error), 0.0, None, {}, ""))
+                        continue
+                    active[pool.submit(run_job, job, spec, pool_workers)] = job
+                if not active:
+                    continue
                 done, _ = wait(active, return_when=FIRST_COMPLETED)
                 for future in done:
                     job = active.pop(future)
                     try:
                         result = future.result()
                     except Exception as error:  # a bug here, not in the student's code
-                        result = JobResult(job, "error", repr(error), 0.0, False, "")
-                    if result.status == "kernel-died" and job.folder not in first_deaths:
+                        result = JobResult(job, "error", repr(error), 0.0, None, {}, "")
+                    if result.status == "kernel-died" and job.token not in first_deaths:
                         # A kernel can die of something passing (the machine, not the
                         # student's code): grade once more before giving every cell 0.
-                        first_deaths[job.folder] = result
-                        shutil.rmtree(job.folder, ignore_errors=True)
+                        first_deaths[job.token] = result
                         pending.append(job)
                         continue
-                    record(after_retry(result, first_deaths.get(job.folder)))
+                    record(after_retry(result, first_deaths.get(job.token)))
         except BaseException:
-            running.kill_all()
+            pool_workers.kill_all()
             raise
+        finally:
+            pool_workers.stop_all()
 
 
 def after_retry(result: JobResult, first: JobResult | None) -> JobResult:

@@ -1,0 +1,171 @@
+"""One job graded inside a worker process by nbgrader's Autograde converter, in a fresh
+private folder outside the course, with a fresh kernel per notebook.
+
+Everything a job changes in the worker is put back when it ends, so the next job starts as
+the first did: the environment (the seed, the job token and JUPYTER_PATH reach the kernel
+through it), the converter's log handler and level, the process's stdout/stderr (the
+kernel's stderr is captured per job), and the folder. Config is built afresh for each job
+and given to new converter objects; nbgrader's gradebooks are opened and closed by the
+converter itself.
+"""
+
+import contextlib
+import io
+import logging
+import os
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+
+from autograder.checks.seed import SEED_ENV
+from autograder.grading.autograde.classify import classify_failure, classify_graded
+from autograder.grading.autograde.job_gradebook import quiet_gradebook, read_grade_rows
+from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
+from autograder.grading.autograde.kernel_launch import write_kernelspec
+from autograder.grading.autograde.processes import JOB_TOKEN_ENV
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` (relative path -> bytes) under ``folder``."""
+    for relative, data in files.items():
+        path = folder / relative
+        if folder.resolve() not in path.resolve().parents:
+            raise ValueError(f"job file outside its folder: {relative!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def read_files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` as relative path -> bytes ({} when it is missing)."""
+    if not folder.is_dir():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def job_config(spec: JobSpec, root: Path):
+    """The course's config pointed at the job folder, with the job's limits."""
+    from traitlets.config import Config
+
+    config = Config(spec.config)
+    directories = config.CourseDirectory
+    directories.root = str(root)
+    directories.source_directory = "source"
+    directories.submitted_directory = "submitted"
+    directories.autograded_directory = "autograded"
+    directories.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    directories.assignment_id = spec.assignment
+    directories.student_id = spec.student
+    if spec.cell_timeout is not None:
+        # Execute, not ExecutePreprocessor: the course config sets c.Execute.timeout.
+        config.Execute.timeout = spec.cell_timeout
+    # A graceful kernel shutdown costs over a second and changes no grade: the notebook
+    # has been executed and saved by then.
+    config.Execute.shutdown_kernel = "immediate"
+    return config
+
+
+@contextlib.contextmanager
+def job_environment(spec: JobSpec, jupyter_dir: Path) -> Iterator[None]:
+    """The kernel's environment for this job, put back as it was afterwards."""
+    saved = dict(os.environ)
+    try:
+        os.environ[SEED_ENV] = str(spec.seed)
+        os.environ[JOB_TOKEN_ENV] = spec.token
+        # The job's own kernelspec (its memory limit) comes before every installed one.
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            [str(jupyter_dir), *filter(None, [saved.get("JUPYTER_PATH")])]
+        )
+        # Fewer malloc arenas: each reserves 64 MiB of address space against the limit.
+        os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+        if spec.threads:
+            # N kernels at once each starting a BLAS thread per core would fight for cores.
+            for name in THREAD_VARIABLES:
+                os.environ.setdefault(name, str(spec.threads))
+        os.environ.update(spec.extra_env)
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def captured_output(path: Path) -> Iterator[None]:
+    """Send this process's stdout and stderr (and so the kernel's) to ``path`` meanwhile."""
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        with path.open("wb") as target:
+            os.dup2(target.fileno(), 1)
+            os.dup2(target.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def captured_log(logger: logging.Logger) -> Iterator[io.StringIO]:
+    """The logger's INFO and above into a string meanwhile; handler and level put back."""
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield buffer
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def run_converter(spec: JobSpec, root: Path) -> tuple[bool, str]:
+    """nbgrader's Autograde converter on the job folder: (grades saved, its log and error)."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+
+    config = job_config(spec, root)
+    converter = Autograde(coursedir=CourseDirectory(config=config), config=config)
+    converter.force = True
+    converter.create_student = True
+    with captured_log(converter.log) as log, quiet_gradebook():
+        try:
+            converter.start()
+        except BaseException as error:  # nbgrader raises on a dead kernel; report, go on
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            return False, log.getvalue() + traceback.format_exc()
+    return True, log.getvalue()
+
+
+def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
+    """Grade one submission in a fresh folder under ``scratch`` (a temp dir by default)."""
+    started = time.perf_counter()
+    root = Path(tempfile.mkdtemp(prefix="autograde-job-", dir=scratch))
+    try:
+        write_files(root / "source" / spec.assignment, spec.source)
+        write_files(root / "submitted" / spec.student / spec.assignment, spec.submission)
+        (root / "gradebook.db").write_bytes(spec.gradebook)
+        jupyter_dir = root / ".jupyter"
+        write_kernelspec(jupyter_dir, spec.memory_limit_mb)
+        kernel_output = root / "kernel-output.txt"
+        with job_environment(spec, jupyter_dir), captured_output(kernel_output):
+            saved, log = run_converter(spec, root)
+        output = log + kernel_output.read_text(errors="replace")
+        autograded = root / "autograded" / spec.student / spec.assignment
+        if not saved:
+            status, message = classify_failure(1, output)
+            return JobOutcome(status, message, time.perf_counter() - started, None, {}, output)
+        status, message = classify_graded(autograded)
+        db_url = f"sqlite:///{root / 'gradebook.db'}"
+        grades = read_grade_rows(db_url, spec.assignment, spec.student)
+        files = read_files(autograded)
+        return JobOutcome(status, message, time.perf_counter() - started, grades, files, output)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
