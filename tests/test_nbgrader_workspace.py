@@ -2,6 +2,7 @@
 
 from traitlets.config.loader import PyFileConfigLoader
 
+from autograder.grading.course_root import load_course
 from autograder.grading.nbgrader_workspace import copy_workspace, course_config
 
 
@@ -27,7 +28,7 @@ def test_a_copied_workspace_points_at_the_copy(tmp_path):
     (template / "source").mkdir(parents=True)
     (template / "nbgrader_config.py").write_text("stale")
     root = copy_workspace(template, tmp_path / "copy")
-    config = load(root / "nbgrader_config.py").CourseDirectory
-    assert config.root == str(root.resolve())
-    assert config.db_url == f"sqlite:///{root.resolve() / 'gradebook.db'}"
-    assert (config.source_directory, config.release_directory) == ("source", "release")
+    course = load_course(root)
+    assert course.root == root.resolve()
+    assert course.db_url == f"sqlite:///{root.resolve() / 'gradebook.db'}"
+    assert (course.source, course.release) == (root / "source", root / "release")

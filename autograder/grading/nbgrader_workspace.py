@@ -15,17 +15,18 @@ from pathlib import Path
 from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
 
-def course_config(base_config: Path, root: Path, db_url: str, **directories: str) -> str:
+def course_config(base_config: Path, root: Path | None, db_url: str, **directories: str) -> str:
     """The text of an nbgrader_config.py that loads ``base_config``, then moves the course.
 
-    The course moves to ``root`` and its gradebook to ``db_url``; ``directories`` sets other
-    CourseDirectory folders (``source_directory="source"``, ...). Every config this package
-    writes (workspace, grading job) comes from here.
+    The course moves to ``root`` (None: the folder nbgrader runs in, so the config still
+    holds when the folder is copied) and its gradebook to ``db_url``; ``directories`` sets
+    other CourseDirectory folders (``source_directory="source"``, ...). Every config this
+    package writes comes from here.
     """
     lines = [
         "c = get_config()  # noqa: F821",
         f"load_subconfig({str(base_config)!r})  # noqa: F821",
-        f"c.CourseDirectory.root = {str(root)!r}",
+        *([f"c.CourseDirectory.root = {str(root)!r}"] if root is not None else []),
         *(f"c.CourseDirectory.{name} = {value!r}" for name, value in directories.items()),
         f"c.CourseDirectory.db_url = {db_url!r}",
     ]
@@ -33,12 +34,15 @@ def course_config(base_config: Path, root: Path, db_url: str, **directories: str
 
 
 def write_workspace_config(root: Path) -> None:
-    """Point ``root/nbgrader_config.py`` at the workspace: the repository's config, moved."""
-    root = root.resolve()
+    """Point ``root/nbgrader_config.py`` at the workspace: the repository's config, moved.
+
+    Folders and gradebook are relative to the workspace, so a plain copy of it is a course
+    of its own (tests copy graded workspaces).
+    """
     config = course_config(
         NBGRADER_CONFIG,
-        root,
-        f"sqlite:///{root / 'gradebook.db'}",
+        None,
+        "sqlite:///gradebook.db",
         source_directory="source",
         release_directory="release",
     )

@@ -21,7 +21,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.grading.course_root import Course, load_course
 from autograder.grading.report.figures import report_figures
 from autograder.grading.report.html import render_report
-from autograder.grading.report.logs import latest_per_student, read_flags, read_log
+from autograder.grading.report.logs import latest_per_student, read_flag_rows, read_log_rows
 from autograder.grading.report.model import (
     AssignmentReport,
     ExerciseStats,
@@ -187,14 +187,14 @@ def gather_report(course: Course, assignment: str) -> AssignmentReport:
     max_score, submissions = read_submissions(course, assignment)
     known = {cell for s in submissions for cell in s.cells}
     order = cell_order(course, assignment, known)
-    log = read_log(course.root, assignment)
+    log = read_log_rows(course.root, assignment)
     return AssignmentReport(
         assignment=assignment,
         max_score=max_score,
         submissions=submissions,
         exercises=exercise_stats(submissions, order),
         failures=failing_checks(course, assignment, {s.student for s in submissions}, order),
-        flags=read_flags(course.root, assignment),
+        flags=read_flag_rows(course.root, assignment),
         log=None if log is None else latest_per_student(log),
         attempts=latest_per_student([r for r in log or [] if r.status != "skipped"]),
     )

@@ -14,8 +14,8 @@ LOG_FILE = "autograde_log.json"
 
 
 @dataclass(frozen=True)
-class Flag:
-    """One finding of the integrity scan."""
+class FlagRow:
+    """One finding of the integrity scan, as the report shows it (every field as text)."""
 
     student: str
     cell: str
@@ -50,13 +50,13 @@ def read_json_list(path: Path) -> list[dict] | None:
     return [r for r in records if isinstance(r, dict)]
 
 
-def read_flags(root: Path, assignment: str) -> list[Flag] | None:
+def read_flag_rows(root: Path, assignment: str) -> list[FlagRow] | None:
     """The integrity scan's findings for the assignment, sorted; None if no scan was run."""
     records = read_json_list(root / INTEGRITY_FILE)
     if records is None:
         return None
     flags = [
-        Flag(*(_text(r.get(key)) for key in ("student", "cell", "line", "rule", "detail")))
+        FlagRow(*(_text(r.get(key)) for key in ("student", "cell", "line", "rule", "detail")))
         for r in records
         if r.get("assignment") == assignment
     ]
@@ -74,7 +74,7 @@ def _seconds(value: object) -> float | None:
     return float(value)
 
 
-def read_log(root: Path, assignment: str) -> list[LogRecord] | None:
+def read_log_rows(root: Path, assignment: str) -> list[LogRecord] | None:
     """The assignment's grading records in log order; None when there is no log."""
     records = read_json_list(root / LOG_FILE)
     if records is None:

@@ -4,7 +4,7 @@ other."""
 
 from dataclasses import dataclass, field
 
-from autograder.grading.report.logs import Flag, LogRecord
+from autograder.grading.report.logs import FlagRow, LogRecord
 
 # Log statuses that are not failures: graded fine, or deliberately not graded.
 NOT_FAILURES = frozenset({"graded", "skipped"})
@@ -56,7 +56,7 @@ class AssignmentReport:
     submissions: list[Submission]
     exercises: list[ExerciseStats]
     failures: list[FailureGroup]
-    flags: list[Flag] | None  # None: no integrity scan was run
+    flags: list[FlagRow] | None  # None: no integrity scan was run
     log: list[LogRecord] | None  # latest record per student; None: no grading log
     # Latest record per student that is not "skipped": a skip ("unchanged since graded")
     # takes no time and happens after the grading, so times come from these.
