@@ -26,7 +26,7 @@ from browser_helpers import (
 )
 
 from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.repo_paths import COURSE_DIR, REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.student_lab import update_work_copy
 
 pytestmark = pytest.mark.slow
@@ -57,9 +57,15 @@ def solved_cell(grade_id: str) -> str:
 
 
 def given_cells(assignment: str) -> int:
-    """How many cells of the student release hold given engine code (collapsed in the lab)."""
-    notebook = nbformat.read(notebook_path(COURSE_DIR, assignment), as_version=4)
-    return sum(bool(c.metadata.get("engine", {}).get("given")) for c in notebook.cells)
+    """How many cells hold given engine code (collapsed in the lab).
+
+    Counted in solutions/: the release drops the instructor-only ``engine`` metadata, and
+    nbgrader releases every cell, so the count is the same.
+    """
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+    count = sum(bool(c.metadata.get("engine", {}).get("given")) for c in notebook.cells)
+    assert count > 0, f"{assignment} has no given engine cells: the collapse check means nothing"
+    return count
 
 
 @pytest.fixture(scope="module")
