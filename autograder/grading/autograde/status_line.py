@@ -4,11 +4,7 @@ import sys
 import time
 
 from autograder.grading.autograde.log import GradingRecord
-
-
-def _clock(seconds: float) -> str:
-    minutes, seconds = divmod(int(seconds), 60)
-    return f"{minutes}:{seconds:02d}"
+from autograder.grading.run_progress import clock_text
 
 
 class Progress:
@@ -30,7 +26,8 @@ class Progress:
         elapsed = time.perf_counter() - self.started
         eta = elapsed / self.done * (self.total - self.done) if self.done else None
         parts = [f"{self.label}: {self.done}/{self.total} done", f"{self.failed} failed"]
-        parts += [f"elapsed {_clock(elapsed)}", f"ETA {_clock(eta) if eta is not None else '?'}"]
+        eta_text = clock_text(eta) if eta is not None else "?"
+        parts += [f"elapsed {clock_text(elapsed)}", f"ETA {eta_text}"]
         text = ", ".join(parts)
         if self.tty:
             filled = int(20 * self.done / self.total) if self.total else 20
