@@ -142,6 +142,13 @@ def test_a_plain_message_becomes_a_view():
     assert view.hints == ("(is_leaf): leaves are made by users", "other")
 
 
+def run_in_kernel(source: str) -> list:
+    """The outputs of ``source`` run as one cell in a real Jupyter kernel (errors kept)."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(notebook, timeout=120, allow_errors=True, kernel_name="python3").execute()
+    return notebook.cells[0].outputs
+
+
 @pytest.mark.slow
 def test_in_a_real_kernel_html_comes_first_and_the_error_is_recorded_as_text(tmp_path):
     source = (
@@ -150,9 +157,7 @@ def test_in_a_real_kernel_html_comes_first_and_the_error_is_recorded_as_text(tmp
         "check_array('ones', np.ones(2), np.ones(2))\n"
         "check_array('ones', np.zeros(2), np.ones(2))\n"
     )
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
-    NotebookClient(notebook, timeout=120, allow_errors=True, kernel_name="python3").execute()
-    outputs = notebook.cells[0].outputs
+    outputs = run_in_kernel(source)
     assert [o.output_type for o in outputs] == ["display_data", "display_data", "error"]
     assert outputs[0].data["text/plain"] == "ones: matches torch (float64)"
     assert "autograder-pass" in outputs[0].data["text/html"]
@@ -182,9 +187,7 @@ def test_in_a_real_kernel_other_errors_keep_their_whole_traceback():
         "    raise NotImplementedError('my forward')\n"
         "check_parity(forward, {'a': np.ones(2)}, tensor_type=Tensor, torch_fn=lambda a: a)\n"
     )
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
-    NotebookClient(notebook, timeout=120, allow_errors=True, kernel_name="python3").execute()
-    error = notebook.cells[0].outputs[-1]
+    error = run_in_kernel(source)[-1]
     assert error.ename == "NotImplementedError"
     traceback = ANSI.sub("", "\n".join(error.traceback))
     assert "raise NotImplementedError('my forward')" in traceback  # the student's frame stays
