@@ -1,5 +1,8 @@
 """Does the one resolver of a course read its folders and gradebook URL as nbgrader does?"""
 
+import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +143,14 @@ def test_unusable_database_urls_are_refused(tmp_path, url, words):
 def test_a_folder_without_config_is_not_a_course(tmp_path):
     with pytest.raises(AutogradeError, match="no nbgrader_config.py"):
         load_course(tmp_path)
+
+
+def test_loading_a_course_puts_this_environments_alembic_on_path(tmp_path, monkeypatch):
+    # nbgrader runs `alembic` by name on the first open of an empty database.
+    bin_dir = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    load_course(course_folder(tmp_path / "c"))
+    assert os.environ["PATH"].split(os.pathsep)[0] == str(bin_dir)
+    assert shutil.which("alembic") == str(bin_dir / "alembic")
+    load_course(course_folder(tmp_path / "c"))
+    assert os.environ["PATH"].count(str(bin_dir)) == 1, "added once"
