@@ -18,7 +18,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.grading.autograde import autograde
+from autograder.grading.autograde import autograde, load_course
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
 from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.release import generate_release
@@ -55,7 +55,7 @@ def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
     for index in range(submissions):
         kind = KINDS[index % len(KINDS)]
         student = f"s{index:03d}-{kind}"
-        target = notebook_path(root / "submitted" / student, ASSIGNMENT)
+        target = notebook_path(load_course(root).submitted / student, ASSIGNMENT)
         target.parent.mkdir(parents=True)
         nbformat.write(notebooks[kind], target)
         students.append(student)
@@ -63,7 +63,7 @@ def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
 
 
 def grades(root: Path, students: list[str]) -> dict[str, Any]:
-    db_url = f"sqlite:///{root / 'gradebook.db'}"
+    db_url = load_course(root).db_url
     return {s: cell_scores(db_url, s, ASSIGNMENT) for s in students}
 
 
@@ -71,9 +71,10 @@ def execute_only(root: Path, students: list[str]) -> float:
     """Seconds nbclient alone takes to execute each autograded notebook in a fresh kernel."""
     from nbclient import NotebookClient
 
+    autograded = load_course(root).autograded
     started = time.perf_counter()
     for student in students:
-        path = notebook_path(root / "autograded" / student, ASSIGNMENT)
+        path = notebook_path(autograded / student, ASSIGNMENT)
         notebook = nbformat.read(path, as_version=4)
         client = NotebookClient(
             notebook,

@@ -2,6 +2,8 @@
 
 import os
 
+from postgres_server import postgres_server  # noqa: F401  (the PostgreSQL test server)
+
 # Same as the Makefile: nbgrader and nbval must start this interpreter's kernel,
 # not a python3 kernelspec that may exist in the user's home folder.
 os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"

@@ -1,13 +1,24 @@
 """Does the one resolver of a course read its folders and gradebook URL as nbgrader does?"""
 
+import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.grading.autograde.job_gradebook import course_sqlite_file
-from autograder.grading.course_root import AutogradeError, load_course, sqlite_file
+from autograder.grading.autograde.jobs import config_as_dict
+from autograder.grading.course_root import (
+    MAX_ID_LENGTH,
+    AutogradeError,
+    check_source,
+    load_course,
+    sqlite_file,
+    submitted_students,
+)
+from autograder.grading.nbgrader_workspace import grading_environment, kernel_environment
 
 POSTGRES = "postgresql+psycopg://grader:secret@/course?host=/run/postgresql"
 
@@ -89,11 +100,34 @@ def test_a_postgresql_url_is_accepted_as_written(tmp_path):
     course = load_course(folder)
     assert course.db_url == POSTGRES
     assert course.sqlite_file is None and sqlite_file(POSTGRES) is None
-    # Only the parallel jobs' gradebooks still need a sqlite course gradebook, and say so
-    # without showing the password.
-    with pytest.raises(AutogradeError, match="not a sqlite file") as error:
-        course_sqlite_file(course)
-    assert "secret" not in str(error.value)
+    # The jobs get the course's config without the URL (and so without its password).
+    job_config = config_as_dict(course)
+    assert "db_url" not in job_config["CourseDirectory"]
+    assert "secret" not in repr(job_config) and "postgresql" not in repr(job_config)
+
+
+def test_ids_longer_than_the_gradebook_columns_are_refused_up_front(tmp_path):
+    folder = course_folder(tmp_path / "c")
+    course = load_course(folder)
+    (course.source / "a1").mkdir(parents=True)
+    fits, too_long = "s" * MAX_ID_LENGTH, "x" * (MAX_ID_LENGTH + 22)
+    for student in (fits, too_long):
+        (course.submitted / student / "a1").mkdir(parents=True)
+    with pytest.raises(AutogradeError, match="150 characters") as error:
+        submitted_students(course, "a1")
+    assert "student ids longer than 128" in str(error.value) and fits[:40] not in str(error.value)
+    (course.submitted / too_long).rename(course.submitted / "short")
+    assert submitted_students(course, "a1") == sorted([fits, "short"])
+    (course.source / ("a" * 129)).mkdir()
+    with pytest.raises(AutogradeError, match="assignment ids longer than 128"):
+        check_source(course, "a" * 129)
+
+
+def test_grading_workers_get_no_database_settings(monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", "secret")
+    monkeypatch.setenv("PGHOST", "/run/postgresql")
+    assert kernel_environment()["PGPASSWORD"] == "secret"  # nbgrader's commands need them
+    assert not [name for name in grading_environment() if name.startswith("PG")]
 
 
 @pytest.mark.parametrize(
@@ -109,3 +143,14 @@ def test_unusable_database_urls_are_refused(tmp_path, url, words):
 def test_a_folder_without_config_is_not_a_course(tmp_path):
     with pytest.raises(AutogradeError, match="no nbgrader_config.py"):
         load_course(tmp_path)
+
+
+def test_loading_a_course_puts_this_environments_alembic_on_path(tmp_path, monkeypatch):
+    # nbgrader runs `alembic` by name on the first open of an empty database.
+    bin_dir = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    load_course(course_folder(tmp_path / "c"))
+    assert os.environ["PATH"].split(os.pathsep)[0] == str(bin_dir)
+    assert shutil.which("alembic") == str(bin_dir / "alembic")
+    load_course(course_folder(tmp_path / "c"))
+    assert os.environ["PATH"].count(str(bin_dir)) == 1, "added once"

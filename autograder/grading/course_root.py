@@ -2,6 +2,9 @@
 config by nbgrader's CourseDirectory, and the checks that refuse an assignment nbgrader
 could not grade. Every grading command finds the course's folders and database here."""
 
+import os
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +13,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 CONFIG_NAME = "nbgrader_config.py"
+# nbgrader's gradebook keeps ids in VARCHAR(128) columns: PostgreSQL refuses a longer one in
+# the middle of grading, where sqlite would store it; both are refused before anything runs.
+MAX_ID_LENGTH = 128
 
 
 class AutogradeError(RuntimeError):
@@ -76,6 +82,30 @@ def absolute_db_url(db_url: str, folder: Path) -> str:
     return f"{head}:///{(folder / path).resolve()}" + (f"?{query}" if query else "")
 
 
+def check_ids(kind: str, ids: Iterable[str]) -> None:
+    """Refuse ids longer than the gradebook's columns hold, naming each (shortened)."""
+    too_long = sorted(i for i in ids if len(i) > MAX_ID_LENGTH)
+    if too_long:
+        shown = ", ".join(f"{i[:40]!r}... ({len(i)} characters)" for i in too_long)
+        raise AutogradeError(
+            f"{kind} ids longer than {MAX_ID_LENGTH} characters do not fit nbgrader's "
+            f"gradebook: {shown}; rename them first"
+        )
+
+
+def tools_on_path() -> None:
+    """Put this Python's bin folder first on PATH, for nbgrader run from here.
+
+    nbgrader runs ``alembic`` by name when it opens an empty database (every new
+    PostgreSQL gradebook, every new sqlite file); this environment's is the right one, also
+    when ``autograd-course`` was started without activating the environment.
+    """
+    bin_dir = str(Path(sys.executable).parent)
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    if folders[:1] != [bin_dir]:
+        os.environ["PATH"] = os.pathsep.join([bin_dir, *filter(None, folders)])
+
+
 def load_course(folder: Path) -> Course:
     """The course whose ``nbgrader_config.py`` is in ``folder``, resolved as nbgrader would.
 
@@ -85,6 +115,7 @@ def load_course(folder: Path) -> Course:
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
+    tools_on_path()
     folder = Path(folder).resolve()
     config_path = folder / CONFIG_NAME
     if not config_path.is_file():
@@ -109,14 +140,18 @@ def load_course(folder: Path) -> Course:
 
 
 def submitted_students(course: Course, assignment: str) -> list[str]:
-    """Students with a folder ``submitted/<student>/<assignment>/``, sorted."""
+    """Students with a folder ``submitted/<student>/<assignment>/``, sorted; refuses ids
+    the gradebook cannot hold."""
     if not course.submitted.is_dir():
         return []
-    return sorted(p.parent.name for p in course.submitted.glob(f"*/{assignment}") if p.is_dir())
+    found = sorted(p.parent.name for p in course.submitted.glob(f"*/{assignment}") if p.is_dir())
+    check_ids("student", found)
+    return found
 
 
 def check_source(course: Course, assignment: str) -> None:
-    """Refuse an assignment without a source folder."""
+    """Refuse an assignment without a source folder, or with a name the gradebook cannot hold."""
+    check_ids("assignment", [assignment])
     if not (course.source / assignment).is_dir():
         raise AutogradeError(f"unknown assignment {assignment!r}: no {course.source / assignment}")
 

@@ -86,6 +86,17 @@ def kernel_environment() -> dict[str, str]:
     return env
 
 
+# libpq (psycopg) reads its host, user and password from these environment variables.
+DATABASE_VARIABLE_PREFIX = "PG"
+
+
+def grading_environment() -> dict[str, str]:
+    """kernel_environment without database settings: for the grading workers, whose kernels
+    run students' code and must not find the course database (they have their own)."""
+    env = kernel_environment()
+    return {k: v for k, v in env.items() if not k.startswith(DATABASE_VARIABLE_PREFIX)}
+
+
 def run_nbgrader(root: Path, *args: str) -> str:
     """Run ``nbgrader ARGS`` in the workspace with this Python; return its output."""
     command = [sys.executable, "-m", "nbgrader", *args]

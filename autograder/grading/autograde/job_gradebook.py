@@ -5,38 +5,38 @@ The student's kernel can read its job folder (``../../../gradebook.db`` from the
 so a copy of the whole course gradebook there would show every student's grades, comments
 and names. ``nbgrader autograde`` needs only what generate_assignment wrote (assignments,
 notebooks, cells) and the graded student's earlier submission, if any.
+
+The course gradebook may be any database nbgrader supports (``CourseDirectory.db_url``:
+sqlite, PostgreSQL); a job's is always a private sqlite file, so a kernel never sees the
+course database's URL, socket or password.
 """
 
 import contextlib
+import functools
 import shutil
-import sqlite3
 import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from nbgrader.api import Gradebook
+import sqlalchemy as sa
+from nbgrader.api import Base, Gradebook
 from sqlalchemy.exc import SAWarning
+from sqlalchemy.pool import NullPool
 
 from autograder.grading.autograde.job_spec import GradeRows
-from autograder.grading.course_root import AutogradeError, Course, shown_url
+from autograder.grading.course_root import AutogradeError, Course
 
-# The student's own rows for one assignment, parents before children, selected in the
-# course gradebook (attached as "course"). Copied with their ids, so the job's gradebook
-# holds that submission exactly as the course's does: an extension still counts toward
-# lateness, and a manual grade still marks the regraded cell for review, as nbgrader does.
-_SUBMISSION = (
-    "SELECT s.id FROM course.submitted_assignment AS s JOIN course.assignment AS a"
-    " ON s.assignment_id = a.id WHERE s.student_id = :student AND a.name = :assignment"
+# The tables that hold a student's data; every other table of nbgrader's schema holds what
+# generate_assignment wrote (assignments, notebooks, cells, the course), shared by all jobs.
+STUDENT_TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
+# nbgrader's schema version, which nbgrader's Gradebook writes outside its own metadata.
+ALEMBIC_VERSION = sa.Table(
+    "alembic_version",
+    sa.MetaData(),
+    sa.Column("version_num", sa.String(32), nullable=False),
 )
-_NOTEBOOKS = f"SELECT id FROM course.submitted_notebook WHERE assignment_id IN ({_SUBMISSION})"
-OWN_ROWS = (
-    ("student", "id = :student"),
-    ("submitted_assignment", f"id IN ({_SUBMISSION})"),
-    ("submitted_notebook", f"id IN ({_NOTEBOOKS})"),
-    ("grade", f"notebook_id IN ({_NOTEBOOKS})"),
-    ("comment", f"notebook_id IN ({_NOTEBOOKS})"),
-)
+JOB_GRADEBOOK_NAME = "gradebook.db"  # the file name inside the job's temporary folder
 
 
 @contextlib.contextmanager
@@ -47,33 +47,121 @@ def quiet_gradebook() -> Iterator[None]:
         yield
 
 
-def course_sqlite_file(course: Course) -> Path:
-    """The course gradebook's sqlite file: the jobs' gradebooks are made from it with sqlite."""
-    path = course.sqlite_file
-    if path is None:
-        raise AutogradeError(
-            "parallel autograde copies rows with sqlite's backup and ATTACH; the course "
-            f"gradebook {shown_url(course.db_url)} is not a sqlite file"
-        )
-    return path
+def shared_tables() -> list[sa.Table]:
+    """nbgrader's tables without student data, parents first; refuses a schema whose
+    student data would leak into them (a table pointing at a student table)."""
+    tables = [t for t in Base.metadata.sorted_tables if t.name not in STUDENT_TABLES]
+    for table in tables:
+        for key in table.foreign_keys:
+            if key.column.table.name in STUDENT_TABLES:
+                raise AutogradeError(f"nbgrader's table {table.name} refers to student data")
+    return tables
+
+
+@functools.lru_cache(maxsize=8)
+def reader(db_url: str) -> sa.Engine:
+    """An engine reading ``db_url`` in transactions that see one consistent state.
+
+    PostgreSQL: REPEATABLE READ. sqlite: pysqlite starts no transaction before a SELECT,
+    so each would see the file as it is then; an explicit BEGIN makes them one read.
+    No pool: nothing stays connected to the course database between jobs.
+    """
+    engine = sa.create_engine(db_url, poolclass=NullPool)
+    if engine.dialect.name != "sqlite":
+        return engine.execution_options(isolation_level="REPEATABLE READ")
+
+    @sa.event.listens_for(engine, "connect")
+    def _manual_transactions(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def sqlite_engine(path: Path) -> sa.Engine:
+    """An engine writing the job gradebook file ``path``: a scratch file, written without
+    waiting for the disk (a sync per job cost more than the rest of its copying)."""
+    engine = sa.create_engine(f"sqlite:///{path}", poolclass=NullPool)
+
+    @sa.event.listens_for(engine, "connect")
+    def _scratch_file(dbapi_connection, _record) -> None:
+        dbapi_connection.execute("PRAGMA synchronous = OFF")
+        dbapi_connection.execute("PRAGMA journal_mode = MEMORY")
+
+    return engine
+
+
+def fetch(connection: sa.Connection, query: sa.Select) -> list[dict]:
+    """The rows of ``query`` as dicts (column -> value), ready to insert elsewhere."""
+    return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def copy_rows(target: sa.Engine, rows: list[tuple[sa.Table, list[dict]]]) -> None:
+    """Insert ``rows`` (table, its rows; parents first) into ``target`` in one transaction."""
+    with target.begin() as connection:
+        for table, values in rows:
+            if values:
+                connection.execute(table.insert(), values)
 
 
 def snapshot_gradebook(course: Course, target: Path) -> Path:
-    """A consistent copy of the course gradebook without any student, for the jobs to copy.
+    """A sqlite gradebook with the course gradebook's assignments, notebooks and cells and
+    no student, for the jobs' gradebooks to start from.
 
-    sqlite's backup copies it while formgrader may write; nbgrader's ``remove_student``
-    removes each student with their submissions, grades and comments; VACUUM then rewrites
-    the file so the removed rows do not linger in its free pages.
+    Read with SQLAlchemy from any database nbgrader supports (sqlite, PostgreSQL, ...) in
+    one transaction, so formgrader writing meanwhile cannot tear it; written into a fresh
+    file, so no student's data is in it, not even in free pages.
     """
-    with contextlib.closing(sqlite3.connect(course_sqlite_file(course))) as source:
-        with contextlib.closing(sqlite3.connect(target)) as copy:
-            source.backup(copy)
-    with quiet_gradebook(), Gradebook(f"sqlite:///{target}") as book:
-        for student in [s.id for s in book.students]:
-            book.remove_student(student)
-    with contextlib.closing(sqlite3.connect(target)) as copy:
-        copy.execute("VACUUM")
+    tables = shared_tables()
+    with reader(course.db_url).begin() as source:
+        rows = [(table, fetch(source, sa.select(table))) for table in tables]
+        if sa.inspect(source).has_table(ALEMBIC_VERSION.name):
+            rows.append((ALEMBIC_VERSION, fetch(source, sa.select(ALEMBIC_VERSION))))
+    engine = sqlite_engine(target)
+    try:
+        Base.metadata.create_all(engine)
+        ALEMBIC_VERSION.create(engine)
+        copy_rows(engine, rows)
+    finally:
+        engine.dispose()
     return target
+
+
+def own_rows(course: Course, assignment: str, student: str) -> list[tuple[sa.Table, list[dict]]]:
+    """The student's own rows for ``assignment`` in the course gradebook, parents first.
+
+    With their ids, so the job's gradebook holds that submission exactly as the course's
+    does: an extension still counts toward lateness, and a manual grade still marks the
+    regraded cell for review, as nbgrader does.
+    """
+    tables = Base.metadata.tables
+    people, handed_in = tables["student"], tables["submitted_assignment"]
+    notebooks, assignments = tables["submitted_notebook"], tables["assignment"]
+    with reader(course.db_url).begin() as source:
+        submissions = fetch(
+            source,
+            sa.select(handed_in)
+            .join(assignments, handed_in.c.assignment_id == assignments.c.id)
+            .where(handed_in.c.student_id == student, assignments.c.name == assignment),
+        )
+        in_submission = notebooks.c.assignment_id.in_([row["id"] for row in submissions])
+        notebook_rows = fetch(source, sa.select(notebooks).where(in_submission))
+        notebook_ids = [row["id"] for row in notebook_rows]
+        return [
+            (people, fetch(source, sa.select(people).where(people.c.id == student))),
+            (handed_in, submissions),
+            (notebooks, notebook_rows),
+            *[
+                (
+                    table,
+                    fetch(source, sa.select(table).where(table.c.notebook_id.in_(notebook_ids))),
+                )
+                for table in (tables["grade"], tables["comment"])
+            ],
+        ]
 
 
 def add_own_rows(course: Course, job_gradebook: Path, assignment: str, student: str) -> None:
@@ -82,22 +170,17 @@ def add_own_rows(course: Course, job_gradebook: Path, assignment: str, student: 
     A student not in the course gradebook yet gets none: nbgrader creates them, as it
     would in the course gradebook (``Autograde.create_student``).
     """
-    names = {"student": student, "assignment": assignment}
-    with contextlib.closing(sqlite3.connect(job_gradebook)) as db:
-        db.execute("ATTACH DATABASE ? AS course", (str(course_sqlite_file(course)),))
-        with db:  # one transaction
-            for table, where in OWN_ROWS:
-                db.execute(
-                    f'INSERT INTO main."{table}" SELECT * FROM course."{table}" WHERE {where}',
-                    names,
-                )
-        db.execute("DETACH DATABASE course")
+    engine = sqlite_engine(job_gradebook)
+    try:
+        copy_rows(engine, own_rows(course, assignment, student))
+    finally:
+        engine.dispose()
 
 
 def job_gradebook_bytes(course: Course, snapshot: Path, assignment: str, student: str) -> bytes:
     """A job's private gradebook, as bytes to ship: the snapshot plus the student's rows."""
     with tempfile.TemporaryDirectory(prefix="autograde-gradebook-") as folder:
-        path = Path(folder) / "gradebook.db"
+        path = Path(folder) / JOB_GRADEBOOK_NAME
         shutil.copyfile(snapshot, path)
         add_own_rows(course, path, assignment, student)
         return path.read_bytes()

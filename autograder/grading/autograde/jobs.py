@@ -43,10 +43,12 @@ class JobResult:
 
 
 def config_as_dict(course: Course) -> dict:
-    """The course's nbgrader config as nested dicts, to send with every job."""
+    """The course's nbgrader config as nested dicts, to send with every job, without the
+    course database's URL (it may hold a password; a job has its own sqlite gradebook)."""
     from traitlets.config.loader import PyFileConfigLoader
 
     loaded = PyFileConfigLoader(course.config.name, path=str(course.config.parent)).load_config()
+    loaded.get("CourseDirectory", {}).pop("db_url", None)
 
     def plain(value):
         return {k: plain(v) for k, v in value.items()} if isinstance(value, dict) else value

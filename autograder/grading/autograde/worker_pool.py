@@ -16,7 +16,7 @@ from autograder.grading.autograde import wire
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
 from autograder.grading.autograde.processes import kill_job_processes
 from autograder.grading.autograde.worker import BOOTSTRAP
-from autograder.grading.nbgrader_workspace import kernel_environment
+from autograder.grading.nbgrader_workspace import grading_environment
 
 STARTUP_TIMEOUT = 300.0  # seconds for a worker to import nbgrader, on a loaded machine
 
@@ -45,7 +45,7 @@ class WorkerProcess:
         self._stderr = tempfile.TemporaryFile()
         process = subprocess.Popen(
             [sys.executable, "-c", BOOTSTRAP, *([str(self.scratch)] if self.scratch else [])],
-            env=kernel_environment(),
+            env=grading_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,

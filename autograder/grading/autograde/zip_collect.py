@@ -7,7 +7,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder.grading.course_root import AutogradeError, check_source, load_course
+from autograder.grading.course_root import AutogradeError, check_ids, check_source, load_course
 from autograder.grading.nbgrader_workspace import run_nbgrader
 
 
@@ -33,6 +33,7 @@ def students_in_zip(zip_path: Path, assignment: str) -> list[str]:
             f"{zip_path} holds no notebook named <student>_{assignment}.ipynb "
             f"or <student>/{assignment}.ipynb"
         )
+    check_ids("student", students)
     return students
 
 
