@@ -201,6 +201,7 @@ def test_side_by_side_is_a_png_of_two_panels():
     drawing = side_by_side(worked_loss, WORKED, tensor_type=Tensor, requires_grad=["w", "b"])
     assert drawing._repr_png_().startswith(b"\x89PNG")
     assert [ax.get_title() for ax in drawing.figure.axes] == ["your engine", "torch"]
+    assert repr(drawing) == "your engine: 6 nodes, torch: 6 nodes"
 
 
 def test_old_notebooks_draw_graphs_still_draws_from_two_outputs():

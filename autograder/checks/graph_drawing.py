@@ -382,6 +382,10 @@ class SideBySide:
     def _repr_png_(self) -> bytes:
         return self.png()
 
+    def __repr__(self) -> str:
+        # the text Jupyter records beside the PNG: short, not every array of every box
+        return ", ".join(f"{g.title}: {len(g.boxes)} nodes" for g in (self.engine, self.torch))
+
 
 def _widths(graphs: list[DrawnGraph]) -> list[float]:
     return [max(layers(g), default=0) + 1.2 for g in graphs]
