@@ -7,8 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Kernels come from this environment, never from a python3 kernelspec in the user's home.
 export JUPYTER_PREFER_ENV_PATH := 1
-# Headless runs (tests, demo, CI) draw with Agg; `make lab` drops it so figures show inline.
-export MPLBACKEND := Agg
+# No MPLBACKEND: kernels (lab, nbval, nbgrader) draw figures inline as image/png outputs,
+# which needs no display; the grading report draws on matplotlib's Agg canvas itself.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: demo test lint release sync-engine lab work formgrader lock clean bench gpu-check
@@ -38,7 +38,8 @@ sync-engine: $(STAMP)
 
 # JupyterLab for students: copies the notebooks work/ lacks from course/ (never overwriting
 # one), then opens work/ with the student profile student-lab/ (no nbgrader instructor tools,
-# no news prompt) and no MPLBACKEND, so figures show inline. More options: LAB_ARGS.
+# no news prompt), dropping a MPLBACKEND of the user's shell so figures show inline.
+# More options: LAB_ARGS.
 lab: $(STAMP)
 	env -u MPLBACKEND $(BIN)/python -m autograder.grading.student_lab $(LAB_ARGS)
 

@@ -5,10 +5,12 @@ matplotlib backend) serves a working copy of a temporary copy of the course (127
 port, token); Debian's headless Chromium, driven by playwright, opens notebook 01, types a
 correct ``unbroadcast`` into the editor, runs the notebook and reads the green check line;
 runs the progress cell and reads its table; types a wrong answer and reads the failure
-table; finds no nbgrader instructor tool and no news prompt; runs notebook 08's spirals cell
-and sees the figure. Then the instructor's server (``make formgrader``) shows nbgrader's
-menu and the formgrader lists the course's assignments. Screenshots go to
-build/screenshots/. Without playwright or Chromium the test is skipped, saying why.
+table and a traceback without the check library's frames; finds no nbgrader instructor
+tool and no news prompt; runs notebook 08's spirals cell and sees the figure (an ``img`` in
+a ``.jp-RenderedImage``) and the given code collapsed. Then the instructor's server
+(``make formgrader``) shows nbgrader's menu and the formgrader lists the course's
+assignments. Screenshots go to build/screenshots/. Without playwright or Chromium the test
+is skipped, saying why.
 """
 
 import json
@@ -234,6 +236,11 @@ def student_lab(page, server, shot, timings: dict[str, float], started: float) -
     )
     expect(traceback).to_contain_text("AssertionError", timeout=RUN_MS)
     expect(traceback).to_contain_text("unbroadcast to (3,) does not match torch")
+    # The student's cell and the message, without the check library's own frames.
+    expect(traceback).to_contain_text("Cell In[")
+    frames = traceback.inner_text()
+    for grader_frame in ("autograder/checks", "compare.py", "site-packages"):
+        assert grader_frame not in frames, f"grader frame {grader_frame!r} shown:\n{frames}"
     wait_until_run(check)
     expect(check.locator(".autograder-pass")).to_have_count(0)
     check.scroll_into_view_if_needed()
@@ -268,7 +275,7 @@ def student_lab(page, server, shot, timings: dict[str, float], started: float) -
     page.keyboard.press("Shift+Enter")
     wait_until_run(spirals)
     # With MPLBACKEND=Agg in the kernel's environment plt.show() draws nothing here.
-    image = spirals.locator(".jp-OutputArea-output img")
+    image = spirals.locator(".jp-OutputArea-output.jp-RenderedImage img")
     outputs = spirals.locator(".jp-OutputArea-output").all_inner_texts()
     assert image.count() == 1, f"no figure under the spirals cell; its output: {outputs}"
     assert image.evaluate("e => e.naturalWidth") > 100

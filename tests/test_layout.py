@@ -63,6 +63,7 @@ def test_importing_what_notebooks_import_loads_nothing_from_grading():
         "from autograder.grading_seed import hidden_rng\n"
         "from autograder.progress import show_progress\n"
         "from autograder.graphs import check_graph_like, draw_graphs\n"
+        "from autograder.checks.graph_drawing import side_by_side\n"
         "import autograder.engine.tensor, autograder.engine.capstone\n"
         "print(sorted(m for m in sys.modules if m.split('.')[:2] == ['autograder', 'grading']))\n"
     )
@@ -72,7 +73,7 @@ def test_importing_what_notebooks_import_loads_nothing_from_grading():
 
 def test_old_import_paths_name_the_same_objects():
     """Do the re-export modules hand out the moved objects themselves, not copies?"""
-    import autograder.checks.graphs
+    import autograder.checks.graph_drawing
     import autograder.checks.progress
     import autograder.checks.seed
     import autograder.feedback
@@ -83,7 +84,7 @@ def test_old_import_paths_name_the_same_objects():
 
     assert autograder.grading_seed.hidden_rng is autograder.checks.seed.hidden_rng
     assert autograder.progress.show_progress is autograder.checks.progress.show_progress
-    assert autograder.graphs.draw_graphs is autograder.checks.graphs.draw_graphs
+    assert autograder.graphs.draw_graphs is autograder.checks.graph_drawing.draw_graphs
     assert (
         autograder.feedback.HideHiddenTestTracebacks
         is autograder.grading.preprocessors.HideHiddenTestTracebacks

@@ -1,9 +1,16 @@
 """The one nbgrader config template: a base config loaded, then the course moved."""
 
+import nbformat
+import pytest
+from nbclient import NotebookClient
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.grading.course_root import load_course
-from autograder.grading.nbgrader_workspace import copy_workspace, course_config
+from autograder.grading.nbgrader_workspace import (
+    copy_workspace,
+    course_config,
+    kernel_environment,
+)
 
 
 def load(path):
@@ -32,3 +39,22 @@ def test_a_copied_workspace_points_at_the_copy(tmp_path):
     assert course.root == root.resolve()
     assert course.db_url == f"sqlite:///{root.resolve() / 'gradebook.db'}"
     assert (course.source, course.release) == (root / "source", root / "release")
+
+
+def test_grading_kernels_get_no_forced_matplotlib_backend(monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    assert "MPLBACKEND" not in kernel_environment()
+
+
+@pytest.mark.slow
+def test_a_grading_kernel_records_a_figure_as_an_image(monkeypatch):
+    # A shell's Agg would make plt.show() record nothing; the kernels nbgrader and nbval
+    # start draw inline instead, headless, as image/png outputs.
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    source = "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()\n"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3")
+    client.execute(env=kernel_environment())
+    outputs = notebook.cells[0].outputs
+    assert [o.output_type for o in outputs] == ["display_data"], outputs
+    assert outputs[0].data["image/png"]

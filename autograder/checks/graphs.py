@@ -2,7 +2,7 @@
 
 Both expose the same surface: ``tensor.grad_fn`` is a node with ``name()`` and
 ``next_functions`` (pairs ``(node or None, index)``); a leaf's node has ``variable``. So one
-walk serves both: to compare the shapes of two graphs and to draw them side by side.
+walk serves both to compare the shapes of two graphs (drawing them: ``graph_drawing``).
 """
 
 from collections.abc import Callable, Mapping
@@ -100,86 +100,3 @@ def check_graph_like(
     if not quiet:
         count = len(engine_graph.lines()) if engine_graph else 0
         print(f"graph matches torch's: {count} nodes")
-
-
-def _layout(
-    root: GraphNode,
-) -> tuple[dict[int, tuple[float, float]], list[tuple[int, int]], dict[int, GraphNode]]:
-    """Positions (x, depth) for each distinct node and the edges, for drawing."""
-    depth: dict[int, int] = {}
-    nodes: dict[int, GraphNode] = {}
-    edges: list[tuple[int, int]] = []
-
-    def visit(node: GraphNode, level: int) -> None:
-        key = id(node) if node.leaf is None else hash(("leaf", node.leaf))
-        nodes[key] = node
-        depth[key] = max(depth.get(key, 0), level)
-        for child in node.children:
-            child_key = id(child) if child.leaf is None else hash(("leaf", child.leaf))
-            edges.append((key, child_key))
-            visit(child, level + 1)
-
-    visit(root, 0)
-    rows: dict[int, list[int]] = {}
-    for key, level in depth.items():
-        rows.setdefault(level, []).append(key)
-    positions = {}
-    for level, keys in rows.items():
-        for i, key in enumerate(sorted(keys, key=lambda k: nodes[k].label)):
-            positions[key] = ((i + 1) / (len(keys) + 1), -level)
-    return positions, sorted(set(edges)), nodes
-
-
-def draw_graph(root_node: GraphNode, ax: Any, title: str) -> None:
-    """Draw one graph top-down with matplotlib: the output's node at the top, leaves below."""
-    positions, edges, nodes = _layout(root_node)
-    for parent, child in edges:
-        (x0, y0), (x1, y1) = positions[parent], positions[child]
-        ax.annotate(
-            "",
-            xy=(x1, y1 + 0.12),
-            xytext=(x0, y0 - 0.12),
-            arrowprops={"arrowstyle": "->", "color": "0.4"},
-        )
-    for key, (x, y) in positions.items():
-        node = nodes[key]
-        text = f"{node.label}\n{node.leaf}" if node.leaf else node.label
-        color = "#dbeafe" if node.leaf else "#fef3c7"
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=9,
-            bbox={"boxstyle": "round", "facecolor": color, "edgecolor": "0.5"},
-        )
-    levels = [y for _, y in positions.values()]
-    ax.set_xlim(0, 1)
-    ax.set_ylim(min(levels) - 0.5, 0.5)
-    ax.set_title(title)
-    ax.axis("off")
-
-
-def draw_graphs(
-    engine_root: Any,
-    torch_root: Any,
-    engine_leaves: Mapping[str, Any],
-    torch_leaves: Mapping[str, Any],
-) -> Any:
-    """The engine's graph and torch's for the same expression, side by side; returns the figure."""
-    import matplotlib.pyplot as plt
-
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
-    for ax, root, leaves, title in (
-        (left, engine_root, engine_leaves, "your engine"),
-        (right, torch_root, torch_leaves, "torch"),
-    ):
-        graph = walk_graph(root, leaves)
-        if graph is None:
-            ax.set_title(f"{title}: no graph (grad_fn is None)")
-            ax.axis("off")
-        else:
-            draw_graph(graph, ax, title)
-    figure.tight_layout()
-    return figure

@@ -82,7 +82,9 @@ def kernel_environment() -> dict[str, str]:
     # even where the user has another python3 kernel installed in their home folder.
     env["JUPYTER_PREFER_ENV_PATH"] = "1"
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    env.setdefault("MPLBACKEND", "Agg")
+    # No forced backend: ipykernel's inline one turns figures into image/png outputs, as in
+    # the student's lab (Agg would make plt.show() record nothing in graded notebooks).
+    env.pop("MPLBACKEND", None)
     return env
 
 
