@@ -1,0 +1,91 @@
+"""Which cells of a notebook are graded test cells (from the gradebook, not the submitted
+notebook's metadata), the trusted kernel's preamble, and a test cell's free names."""
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+# Always in the trusted kernel, whatever the notebook imports.
+BASE_PREAMBLE = """\
+import numpy as np
+import torch
+import torch.nn.functional as F
+from autograder import check_array, check_flags, check_parity, check_raises_like
+import autograder.grading_seed
+"""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The graded test cells' ids and sources, and the setup cell's source."""
+
+    tests: dict[str, str] = field(default_factory=dict)
+    setup: str = ""
+
+
+def read_plan(db_url: str, notebook: str, assignment: str) -> Plan:
+    """The notebook's graded test cells (grade cells that are not solution cells)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gradebook:
+        found = gradebook.find_notebook(notebook, assignment)
+        solutions = {cell.name for cell in found.solution_cells}
+        sources = {cell.name: cell.source for cell in found.source_cells}
+        tests = {
+            cell.name: sources.get(cell.name, "")
+            for cell in found.grade_cells
+            if cell.cell_type == "code" and cell.name not in solutions
+        }
+        return Plan(tests=tests, setup=sources.get("setup", ""))
+
+
+def _top_level_bindings(tree: ast.Module) -> set[str]:
+    """Names a cell binds in its own (module) scope: assignments, defs, imports."""
+    bound: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            return  # their bodies are scopes of their own
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp):
+            return
+        if isinstance(node, ast.GeneratorExp):
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return bound
+
+
+def free_names(source: str) -> list[str]:
+    """Names a test cell reads that neither it nor Python's builtins define, sorted."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []  # the trusted kernel reports the error itself
+    loaded = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    return sorted(loaded - _top_level_bindings(tree) - set(dir(builtins)))
+
+
+def preamble(plan: Plan, socket_path: str) -> str:
+    """The trusted kernel's first code: no module from the job folder, its imports and
+    seeds (the setup cell's, instructor text), then the listening socket."""
+    lines = [
+        "import os as _os, sys as _sys",
+        "_sys.path[:] = [p for p in _sys.path if p not in ('', '.', _os.getcwd())]",
+        BASE_PREAMBLE,
+        plan.setup,
+        "import autograder.grading.verdicts.trusted as __verdicts__",
+        f"__verdicts__.listen({socket_path!r})",
+    ]
+    return "\n".join(lines)
