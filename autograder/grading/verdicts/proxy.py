@@ -11,6 +11,7 @@ student side raised). Trusted values go to the student by value; trusted callabl
 callbacks the student may only call; torch objects never."""
 
 import functools
+import operator
 import sys
 import types
 import weakref
@@ -202,6 +203,35 @@ def _binary(name: str, reflected: bool = False) -> Callable:
     return method
 
 
+def _numbers(value: Any) -> Any:
+    """A proxy's numbers fetched by value (None when it holds none); others as they are."""
+    if not isinstance(value, Remote):
+        return value
+    try:
+        return fetch(value)
+    except TypeError:
+        return None
+
+
+def _comparison(name: str) -> Callable:
+    """A comparison decided here, by NumPy, on numbers fetched by value: never by the
+    student object's own ``__eq__``. Objects holding no numbers are equal only to
+    themselves, and have no order."""
+    compare = getattr(operator, name)
+
+    def method(self: "Remote", other: Any) -> Any:
+        __tracebackhide__ = True
+        left, right = _numbers(self), _numbers(other)
+        if left is None or (right is None and isinstance(other, Remote)):
+            if name in ("eq", "ne"):
+                return (self is other) == (name == "eq")
+            raise TypeError(f"a {type(self).__name__} holds no numbers, so it has no order")
+        return compare(left, right)
+
+    method.__name__ = f"__{name}__"
+    return method
+
+
 def _unary(name: str) -> Callable:
     def method(self: "Remote") -> Any:
         __tracebackhide__ = True
@@ -245,7 +275,12 @@ class Remote:
         return exact(int, call("len", self), "len()")
 
     def __bool__(self) -> bool:
-        return exact(bool, call("bool", self), "bool()")
+        # Decided here from the numbers (NumPy's truth of them), never by the object's
+        # own __bool__; an object without numbers has no truth value a test could use.
+        numbers = _numbers(self)
+        if numbers is None:
+            raise TypeError(f"the truth of a {type(self).__name__} cannot be decided here")
+        return bool(numbers)
 
     def __iter__(self) -> Any:
         return call("iter", self)
@@ -284,7 +319,7 @@ for _name in "add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rs
 for _name in "iadd isub imul itruediv imatmul ipow".split():
     setattr(Remote, f"__{_name}__", _binary(_name))
 for _name in "lt le eq ne gt ge".split():
-    setattr(Remote, f"__{_name}__", _binary(_name))
+    setattr(Remote, f"__{_name}__", _comparison(_name))
 for _name in "neg pos abs invert".split():
     setattr(Remote, f"__{_name}__", _unary(_name))
 for _name, _kind in (("float", float), ("int", int), ("complex", complex), ("index", int)):

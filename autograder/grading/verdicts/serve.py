@@ -17,6 +17,7 @@ import numpy as np
 from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.values import (
     Codec,
+    builtin_base,
     builtin_exception,
     decode_call,
     encode_call,
@@ -57,8 +58,7 @@ class StudentCodec(Codec):
         is_error = is_class and issubclass(value, BaseException)
         base = ""
         if is_error:
-            found = next((c for c in value.__mro__ if c.__module__ == "builtins"), Exception)
-            base = found.__name__
+            base = builtin_base(value).__name__
         flags = {
             "callable": callable(value),
             "cls": is_class,
@@ -160,10 +160,10 @@ def fetch(value: Any) -> Any:
 class Server:
     """Answers the trusted side's calls on the student's objects."""
 
-    def __init__(self, table: ObjectTable) -> None:
+    def __init__(self, table: ObjectTable, namespace: dict | None = None) -> None:
         self.channel_ref: list = [None]
         self.codec = StudentCodec(table, self.channel_ref)
-        self.namespace = _user_namespace()
+        self.namespace = _user_namespace() if namespace is None else namespace
 
     def handle(self, message: dict, segments: list[bytes]) -> tuple[dict, list[bytes]]:
         """One call, answered with its value or its error."""
@@ -216,8 +216,6 @@ class Server:
     def run_protocol(self, op: Any, target: Any, message: dict, segments: list[bytes]) -> Any:
         if op == "len":
             return len(target)
-        if op == "bool":
-            return bool(target)
         if op == "iter":
             return iter(target)
         if op == "next":

@@ -52,12 +52,33 @@ def rebuild_array(dtype_text: Any, shape: Any, index: Any, segments: list[bytes]
     return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+def _generator(state: Any) -> np.random.Generator:
+    """A NumPy Generator in the given state (its bit generator one of NumPy's own)."""
+    name = state.get("bit_generator") if type(state) is dict else None
+    if name not in _BIT_GENERATORS:
+        raise ChannelBroken(f"bad random generator state ({name!r})")
+    bit_generator = getattr(np.random, name)()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as error:
+        raise ChannelBroken(f"bad random generator state: {error}") from None
+    return np.random.Generator(bit_generator)
+
+
+def builtin_base(cls: type) -> type:
+    """The first class in ``cls``'s ancestry that is Python's own builtin of its name."""
+    for ancestor in type.__dict__["__mro__"].__get__(cls):
+        if getattr(builtins, ancestor.__name__, None) is ancestor:
+            return ancestor
+    return object
+
+
 def error_tag(error: BaseException) -> list:
     """An exception as ["err", class name, nearest builtin base's name, message]."""
-    base = next(
-        (c for c in type(error).__mro__ if c.__module__ == "builtins"),
-        Exception,
-    )
+    base = builtin_base(type(error))
     if not issubclass(base, Exception):
         base = RuntimeError  # SystemExit, KeyboardInterrupt...: an error, not a stop
     try:
@@ -121,6 +142,9 @@ class Codec:
         if kind.__module__ == "numpy" and isinstance(value, np.dtype):
             if value.kind in NUMERIC_KINDS:
                 return ["dt", value.str]
+        if kind is np.random.Generator:
+            # By value: its state; draws on one side do not advance the other's copy.
+            return ["rng", self.encode(value.bit_generator.state, segments, depth + 1)]
         if isinstance(value, type):
             if value in _BUILTIN_TYPES.values():
                 return ["st", value.__name__]
@@ -185,6 +209,8 @@ class Codec:
                 raise ChannelBroken("bad dtype")
             dtype = np.dtype(args[0])
             return dtype if tag == "dt" else dtype.type
+        if tag == "rng" and len(args) == 1:
+            return _generator(self.decode(args[0], segments, depth + 1))
         if tag == "st" and len(args) == 1 and args[0] in _BUILTIN_TYPES:
             return _BUILTIN_TYPES[args[0]]
         return self.tagged(tag, args, segments)
