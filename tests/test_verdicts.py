@@ -16,8 +16,8 @@ import torch
 from autograder.checks import check_array, check_flags, check_raises_like
 from autograder.checks.exact import _fetchers, register_fetcher
 from autograder.grading.verdicts import wire
-from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.cells import free_names
+from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import (
     SESSION,
     Remote,

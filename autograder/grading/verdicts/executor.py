@@ -69,7 +69,7 @@ class TrustedExecute(Execute):
     socket_dir = Unicode("", help="folder for the channel's socket (default: a temp dir)").tag(
         config=True
     )
-    serve_wait = Float(60.0, help="seconds for the student's kernel to connect").tag(config=True)
+    serve_wait = Float(20.0, help="seconds for the student's kernel to connect").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         """Start the trusted kernel before any student code runs, then execute as nbgrader."""
