@@ -234,3 +234,24 @@ def test_free_names_are_what_a_cell_reads_from_outside():
         "print(len([z for z in range(3)]))\n"
     )
     assert free_names(source) == ["Scalar", "check_parity", "offset", "x", "y", "z"]
+
+
+def test_in_student_kernel_asks_the_side_that_holds_the_objects(student):
+    from autograder.checks.student_side import in_student_kernel, register_evaluator
+    from autograder.grading.verdicts.proxy import evaluate
+
+    register_evaluator(evaluate)
+    try:
+        tensor = global_value("Tensor")(np.ones(3))
+        # The fetched copies share nothing; the student's arrays do.
+        assert not np.shares_memory(tensor.data, tensor.data)
+        assert in_student_kernel("np.shares_memory(t.data, t.data)", t=tensor) is True
+        kept = in_student_kernel("types.SimpleNamespace(data=t.data)", t=tensor)
+        assert in_student_kernel("k.data is t.data", k=kept, t=tensor) is True
+    finally:
+        from autograder.checks import student_side
+
+        student_side._evaluators.clear()
+    # Without an evaluator (JupyterLab), the expression runs right here.
+    array = np.ones(2)
+    assert in_student_kernel("np.shares_memory(a, a[:1])", a=array) is True

@@ -14,7 +14,6 @@ import functools
 import operator
 import sys
 import types
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +42,9 @@ class Session:
         self.channel: Channel | None = None
         self.callbacks: dict[int, Callable] = {}
         self.callback_ids: dict[int, int] = {}
-        self.proxies: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        # One proxy per student object for the kernel's life (the student side keeps the
+        # object too), so ``is`` and ``id()`` of proxies mean what they mean there.
+        self.proxies: dict[int, Remote] = {}
         self.classes: dict[int, type] = {}
 
 
@@ -156,7 +157,8 @@ def call(op: str, target: Any = _NO_TARGET, **fields: Any) -> Any:
     if target is not _NO_TARGET:
         message["obj"] = CODEC.encode(target, segments)
     for key, value in fields.items():
-        message[key] = value if key in ("name",) else CODEC.encode(value, segments)
+        plain = key in ("name", "expression")
+        message[key] = value if plain else CODEC.encode(value, segments)
     reply, reply_segments = channel.request(message, segments)
     if "error" in reply:
         error = reply["error"]
@@ -402,3 +404,8 @@ def fetch(value: Any) -> Any:
 def global_value(name: str) -> Any:
     """The student's global ``name``, as a proxy or plain value."""
     return call("global", name=name)
+
+
+def evaluate(expression: str, names: dict[str, Any]) -> Any:
+    """``expression`` evaluated in the student's kernel with ``names`` sent there."""
+    return call("evaluate", expression=str(expression), names=dict(names))

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.checks.student_side import evaluate_here
 from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.values import (
     Codec,
@@ -188,6 +189,8 @@ class Server:
             if type(name) is not str or name not in self.namespace:
                 raise NameError(f"name {name!r} is not defined in your notebook")
             return self.namespace[name]
+        if op == "evaluate":
+            return self.run_protocol(op, None, message, segments)
         target = self.arg(message, "obj", segments)
         name = message.get("name")
         if op == "getattr" and type(name) is str:
@@ -232,6 +235,12 @@ class Server:
             return issubclass(self.arg(message, "item", segments), target)
         if op == "fetch":
             return fetch(target)
+        if op == "evaluate":
+            names = self.arg(message, "names", segments)
+            expression = message.get("expression")
+            if type(names) is not dict or type(expression) is not str:
+                raise ChannelBroken("bad evaluate call")
+            return evaluate_here(expression, names)
         if op == "enter":
             return type(target).__enter__(target)
         if op == "exit":

@@ -8,8 +8,16 @@ import socket
 from typing import Any
 
 from autograder.checks.exact import register_fetcher
+from autograder.checks.student_side import register_evaluator
 from autograder.grading.verdicts.channel import Channel
-from autograder.grading.verdicts.proxy import SESSION, Remote, fetch, global_value, handle_callback
+from autograder.grading.verdicts.proxy import (
+    SESSION,
+    Remote,
+    evaluate,
+    fetch,
+    global_value,
+    handle_callback,
+)
 
 
 class NoVerdict(RuntimeError):
@@ -24,6 +32,7 @@ INJECTED: dict[str, Any] = {}
 def listen(path: str) -> None:
     """Listen at ``path`` for the student kernel's connections (one per test cell)."""
     register_fetcher(Remote, fetch)
+    register_evaluator(evaluate)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.bind(path)
     os.chmod(path, 0o600)
