@@ -33,6 +33,7 @@ from autograder.grading.verdicts.values import Codec
 VERDICTS = Path(__file__).resolve().parents[1] / "autograder" / "grading" / "verdicts"
 
 STUDENT_CODE = '''
+import functools
 import time
 import numpy as np
 
@@ -56,6 +57,12 @@ def fail():
 
 def apply(f, x):
     return f(x) + 1
+
+def keep_name(f):
+    @functools.wraps(f)
+    def wrapper(*args):
+        return f(*args)
+    return wrapper
 
 def slow():
     time.sleep(3)
@@ -175,6 +182,7 @@ def test_proxies_call_operate_and_check_classes(student):
     assert global_value("apply")(lambda v: v * 2, 4) == 9  # a callback, called back
     nested = global_value("apply")(lambda v: global_value("apply")(lambda w: w * 10, v), 1)
     assert nested == 12  # reentrant: student -> trusted -> student -> trusted
+    assert global_value("keep_name")(lambda t: t).__name__ == "<lambda>"  # wraps copies it
     check_flags({"x": x}, {"x": torch.ones(2, requires_grad=True)}, flags=("requires_grad",))
 
 

@@ -81,7 +81,9 @@ class TrustedCodec(Codec):
                 "the student's code: give NumPy arrays"
             )
         if isinstance(value, _CALLABLES) or (callable(value) and not isinstance(value, type)):
-            return ["c", _register_callback(value)]
+            names = {key: getattr(value, key, None) for key in ("__name__", "__qualname__")}
+            names = {k: v for k, v in names.items() if type(v) is str}
+            return ["c", _register_callback(value), names]
         raise TypeError(
             f"a {type(value).__name__} cannot be given to the student's code: only numbers, "
             "strings, NumPy arrays, lists/tuples/dicts of those, the student's own objects "
@@ -91,7 +93,7 @@ class TrustedCodec(Codec):
     def tagged(self, tag: str, args: list, segments: list[bytes]) -> Any:
         if tag == "r" and len(args) == 3 and type(args[0]) is int and type(args[1]) is str:
             return _materialise(args[0], args[1], args[2])
-        if tag == "c" and len(args) == 1 and args[0] in SESSION.callbacks:
+        if tag == "c" and len(args) >= 1 and args[0] in SESSION.callbacks:
             return SESSION.callbacks[args[0]]
         return super().tagged(tag, args, segments)
 
@@ -250,6 +252,18 @@ def _convert(name: str, kind: type) -> Callable:
     return method
 
 
+def _is_probe(name: str) -> bool:
+    """A name libraries probe for (``__array_interface__``, ``_repr_html_``...)."""
+    return name.startswith(("_repr_", "_ipython_")) or (
+        name.startswith("__") and name.endswith("__") and name not in _NAMED_DUNDERS
+    )
+
+
+# Dunder names a test may read on purpose (a function's name...); every other dunder that
+# reaches __getattr__ is a library probing for a protocol, answered here without a call.
+_NAMED_DUNDERS = frozenset({"__name__", "__qualname__", "__wrapped__", "__self__", "__func__"})
+
+
 class Remote:
     """A student object, held by id in the student's kernel; every use is a call there."""
 
@@ -257,7 +271,7 @@ class Remote:
     __array_ufunc__ = None  # NumPy defers to our reflected operators, as with the original
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") and name.endswith("__") or name.startswith(("_repr_", "_ipy")):
+        if _is_probe(name):
             raise AttributeError(name)  # protocol probes stay local
         return call("getattr", self, name=name)
 

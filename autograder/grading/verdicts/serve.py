@@ -73,8 +73,12 @@ class StudentCodec(Codec):
     def tagged(self, tag: str, args: list, segments: list[bytes]) -> Any:
         if tag == "p" and len(args) == 1:
             return self.table.get(args[0])
-        if tag == "c" and len(args) == 1 and type(args[0]) is int:
-            return Callback(self, args[0])
+        if tag == "c" and len(args) == 2 and type(args[0]) is int and type(args[1]) is dict:
+            callback = Callback(self, args[0])
+            for key in ("__name__", "__qualname__"):
+                if type(args[1].get(key)) is str:
+                    setattr(callback, key, args[1][key])  # so functools.wraps copies them
+            return callback
         if tag == "xe" and len(args) == 2 and type(args[1]) is str:
             found = builtin_exception(args[0]) or Exception
             return found(args[1])
