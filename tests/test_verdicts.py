@@ -263,3 +263,22 @@ def test_in_student_kernel_asks_the_side_that_holds_the_objects(student):
     # Without an evaluator (JupyterLab), the expression runs right here.
     array = np.ones(2)
     assert in_student_kernel("np.shares_memory(a, a[:1])", a=array) is True
+
+
+def test_a_test_can_subclass_a_student_class(student):
+    tensor_class = global_value("Tensor")
+    seen = {}
+
+    class Doubled(tensor_class):
+        def __mul__(self, other):
+            seen["called"] = True
+            return tensor_class(np.asarray(self.data) * 2 * other)
+
+        @staticmethod
+        def kind():
+            return "doubled"
+
+    x = Doubled(np.ones(2))
+    assert isinstance(x, tensor_class) and isinstance(x, Doubled)
+    assert np.array_equal((x * 3.0).data, [6.0, 6.0]) and seen == {"called": True}
+    assert Doubled.kind() == "doubled"

@@ -71,6 +71,7 @@ def job_config(spec: JobSpec, root: Path):
 
         config.Autograde.autograde_preprocessors = trusted_preprocessors()
         config.TrustedExecute.socket_dir = str(root)
+        config.TrustedExecute.source_folder = str(root / "source" / spec.assignment)
     return config
 
 

@@ -4,6 +4,7 @@ notebook's metadata), the trusted kernel's preamble, and a test cell's free name
 import ast
 import builtins
 from dataclasses import dataclass, field
+from typing import Any
 
 # Always in the trusted kernel, whatever the notebook imports.
 BASE_PREAMBLE = """\
@@ -17,10 +18,13 @@ import autograder.grading_seed
 
 @dataclass(frozen=True)
 class Plan:
-    """The graded test cells' ids and sources, and the setup cell's source."""
+    """The graded test cells' ids and sources, the setup cell's source, and the torch twins
+    (instructor definitions that use torch) the tests call, with the names they read."""
 
     tests: dict[str, str] = field(default_factory=dict)
     setup: str = ""
+    twins: str = ""
+    twin_names: tuple[str, ...] = ()
 
 
 def read_plan(db_url: str, notebook: str, assignment: str) -> Plan:
@@ -37,6 +41,40 @@ def read_plan(db_url: str, notebook: str, assignment: str) -> Plan:
             if cell.cell_type == "code" and cell.name not in solutions
         }
         return Plan(tests=tests, setup=sources.get("setup", ""))
+
+
+def torch_twins(notebook: Any, skip: set[str]) -> str:
+    """The top-level functions and classes that use torch in the instructor's notebook's
+    cells other than ``skip`` (grade ids of tests, solutions and setup): torch's side of a
+    test (e.g. a torch.autograd.Function twin), defined in the trusted kernel."""
+    parts = []
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or grade_id in skip:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef | ast.ClassDef):
+                continue
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if names & {"torch", "F"}:
+                parts.append(ast.get_source_segment(cell.source, node, padded=True) or "")
+    return "\n\n".join(part for part in parts if part)
+
+
+def with_twins(plan: Plan, notebook: Any) -> Plan:
+    """``plan`` with the instructor notebook's torch twins and the names they read."""
+    skip = {*plan.tests, "setup"}
+    skip |= {
+        c.metadata.get("nbgrader", {}).get("grade_id")
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    twins = torch_twins(notebook, skip - {None})
+    return Plan(plan.tests, plan.setup, twins, tuple(free_names(twins)))
 
 
 def _top_level_bindings(tree: ast.Module) -> set[str]:
@@ -85,6 +123,7 @@ def preamble(plan: Plan, socket_path: str) -> str:
         "_sys.path[:] = [p for p in _sys.path if p not in ('', '.', _os.getcwd())]",
         BASE_PREAMBLE,
         plan.setup,
+        plan.twins,
         "import autograder.grading.verdicts.trusted as __verdicts__",
         f"__verdicts__.listen({socket_path!r})",
     ]

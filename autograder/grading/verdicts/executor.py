@@ -17,13 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
-from autograder.grading.verdicts.cells import free_names, preamble, read_plan
+from autograder.grading.verdicts.cells import free_names, preamble, read_plan, with_twins
 
 TRUSTED_KERNEL = "autograder-trusted"
 SERVE = "__import__('autograder.grading.verdicts.serve', fromlist=['_']).serve({path!r})"
@@ -69,12 +70,18 @@ class TrustedExecute(Execute):
     socket_dir = Unicode("", help="folder for the channel's socket (default: a temp dir)").tag(
         config=True
     )
+    source_folder = Unicode(
+        "", help="the assignment's instructor notebooks (for the torch twins the tests use)"
+    ).tag(config=True)
     serve_wait = Float(20.0, help="seconds for the student's kernel to connect").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         """Start the trusted kernel before any student code runs, then execute as nbgrader."""
         info = (resources or {}).get("nbgrader", {})
         self._plan = read_plan(info["db_url"], info["notebook"], info["assignment"])
+        source = Path(self.source_folder) / f"{info['notebook']}.ipynb"
+        if self.source_folder and source.is_file():
+            self._plan = with_twins(self._plan, nbformat.read(source, as_version=4))
         if not self._plan.tests:
             return super().preprocess(nb, resources, km)
         folder = Path(tempfile.mkdtemp(prefix="verdicts-", dir=self.socket_dir or None))
@@ -107,7 +114,7 @@ class TrustedExecute(Execute):
         cell.outputs = []
         self._check_assign_resources(resources)
         served = self.kc.execute(SERVE.format(path=self._socket), silent=True, store_history=False)
-        names = free_names(source)
+        names = sorted({*free_names(source), *self._plan.twin_names})
         timeout = float(self.timeout or 120)
         begin = f"__verdicts__.begin(globals(), {names!r}, {timeout!r}, {self.serve_wait!r})"
         failure = self._run_silent(self._trusted, begin, self.serve_wait + 60, check=False)

@@ -348,6 +348,16 @@ class RemoteClass(type):
 
     _rid: int
 
+    def __new__(mcls, name: str, bases: tuple, namespace: dict, **kwargs: Any) -> Any:
+        if "_rid" in namespace:  # the stand-in of a class that exists on the student's side
+            return super().__new__(mcls, name, bases, namespace)
+        # A test cell's ``class Spy(Function): ...``: the class is made on the student's
+        # side, its functions calling back here, so the student's code can use it.
+        return _student_subclass(name, bases, namespace)
+
+    def __init__(cls, name: str, bases: tuple, namespace: dict, **kwargs: Any) -> None:
+        super().__init__(name, bases, namespace)
+
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         return call_function(cls, args, kwargs)
 
@@ -368,6 +378,23 @@ class RemoteClass(type):
 
     def __repr__(cls) -> str:
         return f"<student class {cls.__name__}>"
+
+
+def _student_subclass(name: str, bases: tuple, namespace: dict) -> Any:
+    """Make the class on the student's side; its functions are callbacks to this side."""
+    members = {}
+    for key, value in namespace.items():
+        if key in ("__module__", "__qualname__"):
+            continue
+        if isinstance(value, staticmethod):
+            members[key] = ["static", value.__func__]
+        elif isinstance(value, classmethod):
+            members[key] = ["class", value.__func__]
+        elif isinstance(value, types.FunctionType):
+            members[key] = ["method", value]
+        else:
+            members[key] = ["value", value]
+    return call("subclass", name=name, bases=list(bases), members=members)
 
 
 _instance_classes: dict[str, type] = {}

@@ -142,6 +142,31 @@ def unpack_reply(codec: Codec, reply: dict, segments: list[bytes]) -> Any:
     return codec.decode(reply.get("value"), segments)
 
 
+def _method(callback: Callback, bind_class: bool = False) -> Any:
+    """A function calling ``callback`` with its instance (or class) first."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return callback(self, *args, **kwargs)
+
+    method.__name__ = getattr(callback, "__name__", "method")
+    return classmethod(method) if bind_class else method
+
+
+def make_subclass(name: Any, bases: Any, members: Any) -> type:
+    """A test's subclass of student classes, its functions calling the trusted side."""
+    if type(name) is not str or type(bases) is not list or type(members) is not dict:
+        raise ChannelBroken("bad subclass call")
+    body = {}
+    for key, (kind, value) in members.items():
+        if kind == "static":
+            body[key] = staticmethod(value)
+        elif kind in ("method", "class"):
+            body[key] = _method(value, bind_class=kind == "class")
+        else:
+            body[key] = value
+    return types.new_class(name, tuple(bases), exec_body=lambda namespace: namespace.update(body))
+
+
 def _user_namespace() -> dict:
     """The student's globals: IPython's user namespace, or __main__'s."""
     shell = getattr(builtins, "get_ipython", lambda: None)()
@@ -193,7 +218,7 @@ class Server:
             if type(name) is not str or name not in self.namespace:
                 raise NameError(f"name {name!r} is not defined in your notebook")
             return self.namespace[name]
-        if op == "evaluate":
+        if op in ("evaluate", "subclass"):
             return self.run_protocol(op, None, message, segments)
         target = self.arg(message, "obj", segments)
         name = message.get("name")
@@ -239,6 +264,12 @@ class Server:
             return issubclass(self.arg(message, "item", segments), target)
         if op == "fetch":
             return fetch(target)
+        if op == "subclass":
+            return make_subclass(
+                message.get("name"),
+                self.arg(message, "bases", segments),
+                self.arg(message, "members", segments),
+            )
         if op == "evaluate":
             names = self.arg(message, "names", segments)
             expression = message.get("expression")

@@ -56,8 +56,6 @@ def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0)
         ) from None
     sock.settimeout(None)
     SESSION.channel = Channel(sock, handle_callback, timeout)
-    SESSION.callbacks.clear()
-    SESSION.callback_ids.clear()
     for name in names:
         if name in namespace and name not in INJECTED:
             continue  # defined by the trusted preamble or an earlier test cell
