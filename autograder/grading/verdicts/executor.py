@@ -161,10 +161,13 @@ class TrustedExecute(Execute):
 
     def _await_reply(self, msg_id: str, timeout: float) -> None:
         """Wait for the student's kernel to finish serving; interrupt it if it does not."""
-        if self._reply(self, msg_id, 10.0) is not None:
-            return
+        from nbclient.exceptions import DeadKernelError
         from nbclient.util import run_sync
 
+        if self._reply(self, msg_id, 10.0) is not None:
+            return
+        if not run_sync(self.km.is_alive)():
+            raise DeadKernelError("the student's kernel died while its objects were tested")
         run_sync(self.km.interrupt_kernel)()
         self._reply(self, msg_id, timeout)
 
