@@ -43,10 +43,27 @@ def read_plan(db_url: str, notebook: str, assignment: str) -> Plan:
         return Plan(tests=tests, setup=sources.get("setup", ""))
 
 
-def torch_twins(notebook: Any, skip: set[str]) -> str:
-    """The top-level functions and classes that use torch in the instructor's notebook's
-    cells other than ``skip`` (grade ids of tests, solutions and setup): torch's side of a
-    test (e.g. a torch.autograd.Function twin), defined in the trusted kernel."""
+_LIBRARIES = {"np", "torch", "F", "math"}
+
+
+def _function_free_names(node: ast.FunctionDef) -> set[str]:
+    """Names a function reads from outside: not its parameters, locals or builtins."""
+    bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    loaded = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            (loaded if isinstance(child.ctx, ast.Load) else bound).add(child.id)
+        elif isinstance(child, ast.arg):
+            bound.add(child.arg)
+    return loaded - bound - set(dir(builtins))
+
+
+def torch_twins(notebook: Any, skip: set[str], used: set[str] = frozenset()) -> str:
+    """Instructor definitions the trusted kernel makes itself, from the instructor's
+    notebook's cells other than ``skip`` (grade ids of tests, solutions and setup): the
+    top-level functions and classes that use torch (torch's side of a test, e.g. a
+    torch.autograd.Function twin), and the functions in ``used`` (names test cells read)
+    that read nothing but their arguments and NumPy/torch (so torch can run them too)."""
     parts = []
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -60,7 +77,12 @@ def torch_twins(notebook: Any, skip: set[str]) -> str:
             if not isinstance(node, ast.FunctionDef | ast.ClassDef):
                 continue
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-            if names & {"torch", "F"}:
+            pure = (
+                isinstance(node, ast.FunctionDef)
+                and node.name in used
+                and _function_free_names(node) <= _LIBRARIES
+            )
+            if names & {"torch", "F"} or pure:
                 parts.append(ast.get_source_segment(cell.source, node, padded=True) or "")
     return "\n\n".join(part for part in parts if part)
 
@@ -73,7 +95,8 @@ def with_twins(plan: Plan, notebook: Any) -> Plan:
         for c in notebook.cells
         if c.metadata.get("nbgrader", {}).get("solution")
     }
-    twins = torch_twins(notebook, skip - {None})
+    used = {name for source in plan.tests.values() for name in free_names(source)}
+    twins = torch_twins(notebook, skip - {None}, used)
     return Plan(plan.tests, plan.setup, twins, tuple(free_names(twins)))
 
 
