@@ -58,6 +58,18 @@ def _function_free_names(node: ast.FunctionDef) -> set[str]:
     return loaded - bound - set(dir(builtins))
 
 
+def _without_annotations(node: ast.AST) -> ast.AST:
+    """The definition without its functions' annotations, which may name student classes
+    (``def torch_copy(model: MLP)``) the trusted kernel does not define."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            child.returns = None
+            for argument in ast.walk(child.args):
+                if isinstance(argument, ast.arg):
+                    argument.annotation = None
+    return node
+
+
 def torch_twins(notebook: Any, skip: set[str], used: set[str] = frozenset()) -> str:
     """Instructor definitions the trusted kernel makes itself, from the instructor's
     notebook's cells other than ``skip`` (grade ids of tests, solutions and setup): the
@@ -83,7 +95,7 @@ def torch_twins(notebook: Any, skip: set[str], used: set[str] = frozenset()) -> 
                 and _function_free_names(node) <= _LIBRARIES
             )
             if names & {"torch", "F"} or pure:
-                parts.append(ast.get_source_segment(cell.source, node, padded=True) or "")
+                parts.append(ast.unparse(_without_annotations(node)))
     return "\n\n".join(part for part in parts if part)
 
 
