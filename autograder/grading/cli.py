@@ -100,6 +100,7 @@ def _autograde(args: argparse.Namespace) -> int:
             cell_timeout=args.cell_timeout,
             memory_limit_mb=args.memory_limit or None,
             submission_timeout=args.submission_timeout,
+            verdicts=args.verdicts,
         )
     except AutogradeError as error:
         raise UsageError(str(error)) from error
@@ -221,6 +222,14 @@ def _add_grading_commands(commands) -> None:
         default=1800.0,
         metavar="S",
         help="wall-clock seconds per submission before it is killed (0: none; default 1800)",
+    )
+    grade.add_argument(
+        "--verdicts",
+        choices=("kernel", "trusted"),
+        default="kernel",
+        help="where test cells run: the student's kernel (nbgrader's way; default) or a "
+        "second, trusted kernel that reaches the student's objects only through a narrow "
+        "channel, so the student's code cannot change a verdict",
     )
     grade.add_argument(
         "--zip", type=Path, metavar="FILE", help="first collect submissions from this zip"

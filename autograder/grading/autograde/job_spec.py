@@ -35,6 +35,7 @@ class JobSpec:
     memory_limit_mb: int | None
     threads: int | None  # BLAS/OpenMP threads for the kernel (None: leave as is)
     extra_env: dict[str, str] = field(default_factory=dict)
+    verdicts: str = "kernel"  # "trusted": test cells run in a second, trusted kernel
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ class Job:
     cell_timeout: int | None
     memory_limit_mb: int | None
     submission_timeout: float | None
+    verdicts: str = "kernel"  # who runs the test cells: see verdicts.executor
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ def build_spec(
         cell_timeout=job.cell_timeout,
         memory_limit_mb=job.memory_limit_mb,
         threads=threads,
+        verdicts=job.verdicts,
     )
 
 

@@ -27,6 +27,8 @@ DEFAULT_MEMORY_LIMIT_MB = 4096
 # nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
 # for a cell timeout per cell.
 DEFAULT_SUBMISSION_TIMEOUT = 1800.0
+# Where graded test cells run: the student's kernel (nbgrader's way) or a trusted one.
+VERDICTS = ("kernel", "trusted")
 
 
 def autograde(
@@ -40,12 +42,17 @@ def autograde(
     submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
     progress: bool = True,
     seed_salt: str = "",
+    verdicts: str = "kernel",
 ) -> GradingRun:
     """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
 
     Faulty submissions are recorded and graded 0 where nothing was saved; the others are
     unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
+    ``verdicts="trusted"`` runs every graded test cell in a second, trusted kernel that
+    reaches the student's objects only through a narrow channel (``grading.verdicts``).
     """
+    if verdicts not in VERDICTS:
+        raise ValueError(f"verdicts must be one of {', '.join(VERDICTS)}; got {verdicts!r}")
     started = time.perf_counter()
     course = load_course(Path(root))
     check_gradable(course, assignment)
@@ -74,6 +81,7 @@ def autograde(
                 cell_timeout=cell_timeout,
                 memory_limit_mb=memory_limit_mb,
                 submission_timeout=submission_timeout or None,
+                verdicts=verdicts,
             )
             for student in to_grade
         ]

@@ -1,0 +1,11 @@
+"""Trusted verdicts: at grading time each graded test cell runs in a second, trusted kernel
+that reaches the student's objects only through a narrow channel, so nothing the student's
+code does in its own kernel decides a grade.
+
+Modules: ``wire`` (frames: length-prefixed JSON of exact builtin types and raw byte
+segments, never pickle), ``values`` (plain values, arrays by value), ``channel`` (one
+connection, calls both ways), ``serve`` (the student kernel's side), ``proxy`` (``Remote``
+proxies on the trusted side), ``trusted`` (the trusted kernel's session per test cell),
+``cells`` (which cells are tests, the trusted preamble, free names) and ``executor``
+(nbgrader's Execute with the test cells moved to the trusted kernel).
+"""

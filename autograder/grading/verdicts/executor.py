@@ -1,0 +1,180 @@
+"""nbgrader's Execute with trusted verdicts: the notebook's given and solution cells run in
+the student's kernel as before; each graded test cell runs in a second, trusted kernel
+that reaches the student's objects only through the verdict channel, so its outputs and
+errors (what nbgrader scores) come from a process the student's code cannot reach.
+
+For each test cell: the student's kernel is asked (a silent request, on its main thread)
+to serve the channel; the trusted kernel accepts, binds the cell's free names, runs the
+cell, and stops the student's side; the student's kernel's reply is then awaited. A test
+whose student side never connects gets an error output (no verdict: a fail)."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Float, Unicode
+
+from autograder.grading.verdicts.cells import free_names, preamble, read_plan, with_twins
+
+TRUSTED_KERNEL = "autograder-trusted"
+SERVE = "__import__('autograder.grading.verdicts.serve', fromlist=['_']).serve({path!r})"
+
+
+class TrustedKernelClient(Execute):
+    """The trusted kernel: a plain ipykernel of this Python, from a private kernelspec."""
+
+    spec_folder = Unicode()
+
+    def create_kernel_manager(self) -> AsyncKernelManager:
+        """The trusted kernel's manager, reading only our own kernelspec."""
+        specs = KernelSpecManager(kernel_dirs=[self.spec_folder])
+        self.km = AsyncKernelManager(
+            kernel_name=TRUSTED_KERNEL, kernel_spec_manager=specs, config=self.config
+        )
+        return self.km
+
+
+def write_trusted_kernelspec(folder: Path) -> None:
+    """A kernelspec running ipykernel in this Python, without the grading kernel's wrapper."""
+    target = folder / TRUSTED_KERNEL
+    target.mkdir(parents=True, exist_ok=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (trusted verdicts)",
+        "language": "python",
+        "metadata": {"debugger": False},
+    }
+    (target / "kernel.json").write_text(json.dumps(spec))
+
+
+def error_output(name: str, message: str) -> NotebookNode:
+    """An error output nbgrader scores as a failed test."""
+    return NotebookNode(
+        output_type="error", ename=name, evalue=message, traceback=[f"{name}: {message}"]
+    )
+
+
+class TrustedExecute(Execute):
+    """Execute whose graded test cells run in a trusted kernel (see the module's doc)."""
+
+    socket_dir = Unicode("", help="folder for the channel's socket (default: a temp dir)").tag(
+        config=True
+    )
+    source_folder = Unicode(
+        "", help="the assignment's instructor notebooks (for the torch twins the tests use)"
+    ).tag(config=True)
+    serve_wait = Float(20.0, help="seconds for the student's kernel to connect").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
+        """Start the trusted kernel before any student code runs, then execute as nbgrader."""
+        info = (resources or {}).get("nbgrader", {})
+        self._plan = read_plan(info["db_url"], info["notebook"], info["assignment"])
+        source = Path(self.source_folder) / f"{info['notebook']}.ipynb"
+        if self.source_folder and source.is_file():
+            self._plan = with_twins(self._plan, nbformat.read(source, as_version=4))
+        if not self._plan.tests:
+            return super().preprocess(nb, resources, km)
+        folder = Path(tempfile.mkdtemp(prefix="verdicts-", dir=self.socket_dir or None))
+        try:
+            write_trusted_kernelspec(folder / "kernels")
+            self._socket = str(folder / "channel.sock")
+            trusted = TrustedKernelClient(
+                config=self.config,
+                spec_folder=str(folder / "kernels"),
+                resources={"metadata": {"path": str(folder)}},
+            )
+            trusted.nb = nb
+            env = dict(os.environ, IPYTHONDIR=str(folder / "ipython"), PYTHONSAFEPATH="1")
+            env["PYTHONNOUSERSITE"] = "1"
+            with trusted.setup_kernel(env=env):
+                self._trusted = trusted
+                self._run_silent(trusted, preamble(self._plan, self._socket), 120)
+                return super().preprocess(nb, resources, km)
+        finally:
+            self._trusted = None
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """A graded test cell in the trusted kernel; any other cell as nbgrader does."""
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or grade_id not in self._plan.tests:
+            return super().preprocess_cell(cell, resources, index)
+        source = self._plan.tests[grade_id] or cell.source
+        cell.source = source
+        cell.outputs = []
+        self._check_assign_resources(resources)
+        served = self.kc.execute(SERVE.format(path=self._socket), silent=True, store_history=False)
+        names = sorted({*free_names(source), *self._plan.twin_names})
+        timeout = float(self.timeout or 120)
+        begin = f"__verdicts__.begin(globals(), {names!r}, {timeout!r}, {self.serve_wait!r})"
+        failure = self._run_silent(self._trusted, begin, self.serve_wait + 60, check=False)
+        if failure is None:
+            try:
+                self._trusted.execute_cell(cell, index, store_history=True)
+            finally:
+                self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
+        else:
+            cell.outputs.append(error_output("NoVerdict", failure))
+        self._await_reply(served, timeout)
+        return cell, self.resources
+
+    def _run_silent(
+        self, client: Execute, code: str, timeout: float, check: bool = True
+    ) -> str | None:
+        """Run ``code`` silently in ``client``'s kernel; its error message, or None."""
+        msg_id = client.kc.execute(code, silent=True, store_history=False)
+        reply = self._reply(client, msg_id, timeout)
+        if reply is None:
+            message = f"the trusted kernel did not answer within {timeout:g} s"
+        elif reply["content"]["status"] == "ok":
+            return None
+        else:
+            content = reply["content"]
+            message = f"{content.get('ename')}: {content.get('evalue')}"
+        if check:
+            raise RuntimeError(f"trusted kernel setup failed: {message}")
+        return message
+
+    def _reply(self, client: Execute, msg_id: str, timeout: float) -> dict | None:
+        """The shell reply to ``msg_id`` within ``timeout`` seconds, or None."""
+        from nbclient.util import run_sync
+
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = run_sync(client.kc.get_shell_msg)(timeout=left)
+            except Exception:  # queue.Empty on timeout
+                return None
+            if message["parent_header"].get("msg_id") == msg_id:
+                return message
+        return None
+
+    def _await_reply(self, msg_id: str, timeout: float) -> None:
+        """Wait for the student's kernel to finish serving; interrupt it if it does not."""
+        from nbclient.exceptions import DeadKernelError
+        from nbclient.util import run_sync
+
+        if self._reply(self, msg_id, 10.0) is not None:
+            return
+        if not run_sync(self.km.is_alive)():
+            raise DeadKernelError("the student's kernel died while its objects were tested")
+        run_sync(self.km.interrupt_kernel)()
+        self._reply(self, msg_id, timeout)
+
+
+def trusted_preprocessors() -> list[type]:
+    """nbgrader's autograde preprocessors with Execute replaced by TrustedExecute."""
+    from nbgrader.converters import Autograde
+
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    return [TrustedExecute if cls is Execute else cls for cls in default]
