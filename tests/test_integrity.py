@@ -236,9 +236,10 @@ def test_locked_cells_are_not_scanned_but_edits_and_deletions_are_reported(tmp_p
     setup = cell_with_id(notebook, "setup")
     setup.source = setup.source.replace("rng = ", "import os\nrng = ")
     notebook.cells.remove(cell_with_id(notebook, "test_no_grad"))
+    added_line = setup.source.splitlines().index("import os") + 1
     flags = scan(tmp_path, notebook)
     assert sorted((f.cell, f.line, f.rule) for f in flags) == [
-        ("setup", 7, "locked-cell-edited"),
+        ("setup", added_line, "locked-cell-edited"),
         ("test_no_grad", 0, "locked-cell-edited"),
     ]
     assert "deleted" in flags[-1].detail or "deleted" in flags[0].detail
