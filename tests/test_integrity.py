@@ -370,3 +370,16 @@ def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp
     info = [Flag("mallory", RECIPE, "scalar", 1, "locked-cell-edited", "edited")]
     assert zero_flagged_exercises(db_url, info, source) == []
     assert "locked-cell-edited" not in CHEATING_RULES
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        'reference_methods(Scalar, "__add__", "__mul__").__enter__()',
+        "from autograder.checks.given import reference_parts",
+    ],
+)
+def test_borrowing_the_reference_in_a_solution_cell_is_flagged(tmp_path, cheat):
+    # The setup cell imports reference_methods for the checks; a solution must not use it.
+    rules = {flag.rule for flag in scan_with_cheat(tmp_path, cheat)}
+    assert "autograd-import" in rules
