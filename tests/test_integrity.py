@@ -236,9 +236,10 @@ def test_locked_cells_are_not_scanned_but_edits_and_deletions_are_reported(tmp_p
     setup = cell_with_id(notebook, "setup")
     setup.source = setup.source.replace("rng = ", "import os\nrng = ")
     notebook.cells.remove(cell_with_id(notebook, "test_no_grad"))
+    added_line = setup.source.splitlines().index("import os") + 1
     flags = scan(tmp_path, notebook)
     assert sorted((f.cell, f.line, f.rule) for f in flags) == [
-        ("setup", 7, "locked-cell-edited"),
+        ("setup", added_line, "locked-cell-edited"),
         ("test_no_grad", 0, "locked-cell-edited"),
     ]
     assert "deleted" in flags[-1].detail or "deleted" in flags[0].detail
@@ -369,3 +370,16 @@ def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp
     info = [Flag("mallory", RECIPE, "scalar", 1, "locked-cell-edited", "edited")]
     assert zero_flagged_exercises(db_url, info, source) == []
     assert "locked-cell-edited" not in CHEATING_RULES
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        'reference_methods(Scalar, "__add__", "__mul__").__enter__()',
+        "from autograder.checks.given import reference_parts",
+    ],
+)
+def test_borrowing_the_reference_in_a_solution_cell_is_flagged(tmp_path, cheat):
+    # The setup cell imports reference_methods for the checks; a solution must not use it.
+    rules = {flag.rule for flag in scan_with_cheat(tmp_path, cheat)}
+    assert "autograd-import" in rules

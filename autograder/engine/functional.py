@@ -45,7 +45,11 @@ def per_sample_grads_linear(w: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np
 
 # %% chunk: manual-mlp
 def manual_mlp_grads(w1, b1, w2, b2, x, y) -> dict[str, np.ndarray]:
-    """Gradients of mean((tanh(x W1^T + b1) W2^T + b2 - y)^2), derived by hand in NumPy."""
+    """Gradients of mean((tanh(x W1^T + b1) W2^T + b2 - y)^2), derived by hand in NumPy.
+
+    Returns a dict with the keys "w1", "b1", "w2" and "b2", each an array of that parameter's
+    shape. The mean is over all ``y.size`` elements (``n`` in the text above).
+    """
     hidden = np.tanh(x @ w1.T + b1)
     prediction = hidden @ w2.T + b2
     ### BEGIN SOLUTION

@@ -166,9 +166,8 @@ class Context(Context):
             (t, t._version) for t in self.inputs if any(a is t.data for a in arrays)
         )
 
-    @property
-    def saved_tensors(self) -> tuple[np.ndarray, ...]:
-        saved = super().saved_tensors
+    def check_versions(self) -> None:
+        """Raise torch's error if a saved tensor was changed in place since it was saved."""
         ### BEGIN SOLUTION 05
         for tensor, version in self.saved_versions:
             if tensor._version != version:
@@ -178,6 +177,16 @@ class Context(Context):
                     f"version {tensor._version}; expected version {version} instead."
                 )
         ### END SOLUTION 05
+
+    @property
+    def saved_tensors(self) -> tuple[np.ndarray, ...]:
+        saved = super().saved_tensors
+        try:
+            self.check_versions()
+        except NotImplementedError:
+            # check_versions not written yet: backward runs unchecked, so the notebook's
+            # other exercises still work (and the version check's own test fails).
+            pass
         return saved
 
 

@@ -8,11 +8,13 @@ import ast
 from autograder.grading.integrity.scanner import ScannerBase
 from autograder.grading.integrity.syntax import is_call_to, string_constant
 
-# Top-level packages that compute gradients for you, and the course's own reference engine.
+# Top-level packages that compute gradients for you, the course's own reference engine, and
+# the checks' way of borrowing it (for tests only, never in a solution).
 AUTOGRAD_LIBRARIES = frozenset(
     """
     torch functorch jax jaxlib flax autograd tensorflow keras tf_keras mlx tinygrad
     micrograd mygrad paddle mxnet theano pytensor aesara chainer tangent autograder.engine
+    autograder.checks.given
     """.split()
 )
 

@@ -1,0 +1,124 @@
+"""Is every exercise graded on its own? A submission with one exercise solved and every other
+one left as released must earn exactly that exercise's points, graded by the real nbgrader
+through the project's own autograde (one run per notebook, two workers)."""
+
+import nbformat
+import pytest
+from nbgrader.utils import is_grade, is_solution
+
+from autograder.grading.autograde import autograde
+from autograder.grading.cohort import solved_sources
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.scores import cell_scores
+
+pytestmark = pytest.mark.slow
+
+# Where solution cells follow each other, position cannot tell which test cells check which
+# exercise: said here. Elsewhere an exercise's test cells are those up to the next solution cell.
+EXPLICIT = {
+    "02-how-it-works": {
+        "function": set(),  # release and next_functions: checked with the graph, below
+        "tensor": {"test_retain_grad"},
+        "graph_nodes": {"test_graph_structure"},
+        "backward": {"test_free_graph"},
+    },
+    "03-gradient-controls": {
+        "no_grad": {"test_no_grad_modes"},
+        "grad_modes": {"test_inference_mode"},
+        "tensor": {"test_requires_grad", "test_detach", "test_retain_graph"},
+    },
+    "05-common-pitfalls": {
+        "function": {"test_saved_versions"},
+        "tensor": {"test_inplace", "test_numpy_sharing"},
+        "sgd": {"test_sgd_zero_grad"},
+        "loss_history": {"test_loss_history"},
+    },
+    "08-capstone": {
+        "mlp": set(),
+        "train_step": {"test_mlp_and_step", "test_training_matches_torch"},
+    },
+}
+
+# Exercises whose checks still need another exercise of their notebook solved: one check
+# covers parts in two solution cells (02: next_functions sits in the Context cell with
+# release, and is checked with graph_node; release is checked with release_graph), or two
+# checks share one training run (08). strict: a fixed one fails here until taken off.
+STILL_DEPENDENT = {
+    ("02-how-it-works", "graph_nodes"),
+    ("02-how-it-works", "backward"),
+    ("08-capstone", "train_step"),
+}
+
+
+def exercise_tests(assignment: str) -> dict[str, set[str]]:
+    """Each solution cell's grade_id -> the grade_ids of the test cells that check it."""
+    if assignment in EXPLICIT:
+        return EXPLICIT[assignment]
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+    tests: dict[str, set[str]] = {}
+    current = None
+    for cell in notebook.cells:
+        if is_solution(cell):
+            current = cell.metadata["nbgrader"]["grade_id"]
+            tests[current] = set()
+        elif is_grade(cell) and current is not None:
+            tests[current].add(cell.metadata["nbgrader"]["grade_id"])
+    return tests
+
+
+def student_name(exercise: str) -> str:
+    """The submission's student id: which exercise alone is solved."""
+    return "only-" + exercise.replace("_", "-")
+
+
+CASES = [
+    pytest.param(
+        assignment,
+        exercise,
+        id=f"{assignment}:{exercise}",
+        marks=[pytest.mark.xfail(strict=True, reason="checks still need other exercises")]
+        if (assignment, exercise) in STILL_DEPENDENT
+        else [],
+    )
+    for assignment in assignments()
+    for exercise in solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
+]
+
+
+def test_every_solution_cell_has_a_mapping():
+    for assignment in assignments():
+        solved = set(solved_sources(notebook_path(SOLUTIONS_DIR, assignment)))
+        assert set(exercise_tests(assignment)) == solved, assignment
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Release every notebook, hand in one submission per exercise, autograde each notebook."""
+    root = tmp_path_factory.mktemp("independence")
+    release = generate_release(root)
+    for assignment in assignments():
+        solved = solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
+        for exercise, source in solved.items():
+            notebook = nbformat.read(notebook_path(release, assignment), as_version=4)
+            for cell in notebook.cells:
+                if is_solution(cell) and cell.metadata["nbgrader"]["grade_id"] == exercise:
+                    cell.source = source
+            target = notebook_path(root / "submitted" / student_name(exercise), assignment)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook, target)
+        run = autograde(root, assignment, workers=2, progress=False)
+        assert {record.status for record in run.records} == {"graded"}, assignment
+    return root
+
+
+@pytest.mark.parametrize(("assignment", "exercise"), CASES)
+def test_one_exercise_solved_earns_exactly_its_points(graded, assignment, exercise):
+    scores = cell_scores(f"sqlite:///{graded / 'gradebook.db'}", student_name(exercise), assignment)
+    own = exercise_tests(assignment)[exercise]
+    wrong = {
+        name: f"{score.score:g}/{score.max_score:g}"
+        for name, score in scores.items()
+        if score.score != (score.max_score if name in own else 0)
+    }
+    assert wrong == {}, f"only {exercise} solved; expected full marks on {sorted(own)} alone"
