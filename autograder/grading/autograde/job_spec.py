@@ -5,6 +5,8 @@ into the course's folders."""
 import datetime as dt
 from dataclasses import dataclass, field
 
+from autograder.grading.autograde.sandbox import SandboxOptions
+
 
 @dataclass(frozen=True)
 class GradeRows:
@@ -35,6 +37,7 @@ class JobSpec:
     memory_limit_mb: int | None
     threads: int | None  # BLAS/OpenMP threads for the kernel (None: leave as is)
     extra_env: dict[str, str] = field(default_factory=dict)
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
 
 
 @dataclass(frozen=True)

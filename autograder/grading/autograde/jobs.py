@@ -8,6 +8,7 @@ from pathlib import Path
 
 from autograder.grading.autograde.job_gradebook import job_gradebook_bytes
 from autograder.grading.autograde.job_spec import GradeRows, JobSpec
+from autograder.grading.autograde.sandbox import SandboxOptions
 from autograder.grading.autograde.worker_pool import WorkerDied, Workers, WorkerStartFailed
 from autograder.grading.course_root import Course
 
@@ -23,6 +24,7 @@ class Job:
     cell_timeout: int | None
     memory_limit_mb: int | None
     submission_timeout: float | None
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ def build_spec(
         cell_timeout=job.cell_timeout,
         memory_limit_mb=job.memory_limit_mb,
         threads=threads,
+        sandbox=job.sandbox,
     )
 
 
