@@ -8,6 +8,7 @@ import socket
 import sqlite3
 import textwrap
 import threading
+from pathlib import Path
 
 import nbformat
 import psutil
@@ -16,8 +17,11 @@ import pytest
 from autograder.grading.autograde import autograde, read_log_json
 from autograder.grading.autograde.sandbox import (
     DEFAULT_MAX_PROCESSES,
+    PIDS_CGROUP,
     SANDBOX_ENV,
+    create_pids_cgroup,
     probe_bwrap,
+    remove_cgroup,
     unavailable_reason,
 )
 from autograder.grading.cohort import REFERENCE, build_submission
@@ -232,6 +236,13 @@ def test_no_network_and_no_leftover_process(graded):
     assert listener.accepted == 0
     assert leftover_sleepers() == [], "a detached process outlived its job"
     assert not (root / "leaked.txt").exists()
+    # Each job's pids cgroup went with it (its worker has ended since).
+    orphans = [
+        path
+        for path in PIDS_CGROUP.glob("autograde-*-*")
+        if not Path("/proc", path.name.split("-")[1]).exists()
+    ]
+    assert orphans == []
 
 
 @pytest.mark.slow
@@ -336,3 +347,28 @@ def test_the_reason_a_sandbox_cannot_run_is_given(tmp_path, monkeypatch):
     broken.chmod(0o755)
     reason = probe_bwrap(str(broken))
     assert "user namespaces disabled" in reason and "No permissions" in reason
+
+
+def pids_cgroups_work() -> bool:
+    """A pids cgroup can be made here (it is removed again at once)."""
+    path = create_pids_cgroup(1)
+    if path is not None:
+        remove_cgroup(path)
+    return path is not None
+
+
+@pytest.mark.skipif(not pids_cgroups_work(), reason="no writable pids cgroup here")
+def test_cgroups_of_killed_workers_are_removed():
+    import subprocess
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no longer running, standing for a killed worker
+    orphan = PIDS_CGROUP / f"autograde-{gone.pid}-test"
+    orphan.mkdir()
+    mine = create_pids_cgroup(8)
+    try:
+        assert not orphan.exists()
+        assert mine.is_dir() and (mine / "pids.max").read_text().strip() == "8"
+    finally:
+        remove_cgroup(mine)
+    assert not mine.exists()

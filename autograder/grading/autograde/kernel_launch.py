@@ -18,9 +18,11 @@ KERNEL_NAME = "python3"
 
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
 # the process-count limit (argv[2], 0 for none), then PR_SET_PDEATHSIG so a killed worker
-# takes its kernel along, then ipykernel itself.
+# takes its kernel along, then ipykernel itself. SIGINT raises KeyboardInterrupt again
+# (ignored by the sandbox's launcher, inherited through bwrap).
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # the sandbox's launcher ignores it
 limit, processes = int(sys.argv[1]), int(sys.argv[2])
 if limit > 0:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -59,8 +61,5 @@ def write_kernelspec(
         "language": "python",
         "metadata": {"debugger": False},
     }
-    if sandbox is not None:
-        # A SIGINT on a cell timeout would end bwrap, and the kernel with it.
-        spec["interrupt_mode"] = "message"
     (folder / "kernel.json").write_text(json.dumps(spec, indent=1))
     return folder

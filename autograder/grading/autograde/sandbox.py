@@ -13,7 +13,10 @@ included, when the kernel ends; a pids cgroup (or, failing that, RLIMIT_NPROC) b
 many there may be.
 
 A small launcher runs first, outside the sandbox: it lists the notebooks to hide at the
-moment the kernel starts, moves itself into the job's pids cgroup and execs bwrap.
+moment the kernel starts, moves itself into the job's pids cgroup and execs bwrap. The
+kernel stays in the process group the launcher was started in, so it is interrupted by a
+signal as an unsandboxed kernel is (it has no terminal: jupyter_client starts kernels in a
+session of their own).
 """
 
 import functools
@@ -42,7 +45,6 @@ TMP_SIZE = 512 * 2**20  # the private /tmp is memory: bounded
 BASE_OPTIONS = (
     "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
     "--die-with-parent",
-    "--new-session",
     "--cap-drop",
     "ALL",
     "--proc",
@@ -64,9 +66,13 @@ BASE_OPTIONS = (
 )
 
 # Runs outside the sandbox as ``python -I -S -c LAUNCHER SETTINGS KERNEL-ARGV...``: hides
-# every notebook under the working folder, joins the job's pids cgroup, execs bwrap.
+# every notebook under the working folder, joins the job's pids cgroup, execs bwrap. bwrap
+# ignores SIGINT, so that nbclient's interrupt on a cell timeout (a SIGINT to the kernel's
+# process group) reaches the kernel without ending bwrap: a signal interrupts a kernel busy
+# in C code, where an interrupt message waits for the kernel's control thread.
 LAUNCHER = """\
-import json, os, sys
+import json, os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 settings = json.loads(sys.argv[1])
 args = [settings["bwrap"], *settings["options"]]
 work = settings["work"]
@@ -185,10 +191,12 @@ def ro_bind(source: Path, target: Path | None = None) -> list[str]:
 
 
 def create_pids_cgroup(limit: int) -> Path | None:
-    """A fresh pids cgroup limited to ``limit`` tasks (None where none can be made here)."""
+    """A fresh pids cgroup limited to ``limit`` tasks (None where none can be made here),
+    named after this worker so that those of killed workers are removed later."""
     if not (PIDS_CGROUP / "cgroup.procs").is_file():
         return None
-    path = PIDS_CGROUP / f"autograde-{uuid.uuid4().hex}"
+    remove_orphan_cgroups()
+    path = PIDS_CGROUP / f"autograde-{os.getpid()}-{uuid.uuid4().hex}"
     try:
         path.mkdir()
         (path / "pids.max").write_text(str(limit))
@@ -198,9 +206,21 @@ def create_pids_cgroup(limit: int) -> Path | None:
     return path
 
 
+def remove_orphan_cgroups() -> None:
+    """Remove the job cgroups left behind: by workers killed before their cleanup, and by
+    this worker's earlier jobs (whose tasks took too long to exit). A live worker's current
+    job is never touched."""
+    for path in PIDS_CGROUP.glob("autograde-*-*"):
+        worker = path.name.split("-")[1]
+        if worker == str(os.getpid()) or (worker.isdigit() and not Path("/proc", worker).exists()):
+            remove_cgroup(path)
+
+
 def remove_cgroup(path: Path) -> None:
-    """Kill whatever is still in the cgroup ``path``, then remove it."""
-    for _ in range(50):
+    """Kill whatever is still in the cgroup ``path``, then remove it (give up after 30 s:
+    hundreds of exiting processes on a loaded machine; a later job removes it)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         try:
             pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
         except OSError:
