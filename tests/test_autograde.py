@@ -51,8 +51,12 @@ FAULTS = {
         "\n\ngrow()\n"
     ),
     "kernel-exit": "import os\n\nos._exit(1)\n",
-    # Kills the grading worker that started this kernel, not just the kernel.
-    "worker-kill": "import os\n\nos.kill(int(os.environ['JPY_PARENT_PID']), 9)\n",
+    # Tries to kill the grading worker that started this kernel: in the sandbox neither its
+    # pid (JPY_PARENT_PID is unset) nor the worker itself (own pid namespace) is there, and
+    # the parent it sees is the sandbox's init, which ignores the signal.
+    "worker-kill": (
+        "import os\n\nos.kill(int(os.environ.get('JPY_PARENT_PID') or os.getppid()), 9)\n"
+    ),
 }
 
 
@@ -132,7 +136,9 @@ def test_log_has_one_record_per_submission_with_its_seed(parallel):
             "seed",
             "message",
             "finished_at",
+            "sandbox",
         }
+        assert record["sandbox"] == "bubblewrap"
         assert record["seed"] == student_seed(record["student"], record["assignment"])
     assert not list(root.glob(".autograde-jobs-*")), "job folders are cleaned up"
 
@@ -212,18 +218,20 @@ def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
         "infinite-loop": "timeout",
         "memory-bomb": "memory",
         "kernel-exit": "kernel-died",
-        "worker-kill": "kernel-died",
+        "worker-kill": "graded",
     }, why
     for student in (REFERENCE, "bug-power-rule"):
         assert scores(root, student, RECIPE) == scores(sequential, student, RECIPE)
+    # The sandbox's init ignores the signal: nothing is lost.
+    assert scores(root, "worker-kill", RECIPE) == scores(sequential, REFERENCE, RECIPE)
     # The loop and the bomb stop no_grad's cell: only test_no_grad is lost.
     for student in ("infinite-loop", "memory-bomb"):
         got = scores(root, student, RECIPE)
         assert got["test_no_grad"].score == 0
         assert all(s.score == s.max_score for n, s in got.items() if n != "test_no_grad")
     # A dead kernel saves nothing: in the gradebook with 0 everywhere, no autograded copy.
-    # A killed worker is the same for its student, and the run goes on with a fresh one.
-    for student in ("kernel-exit", "worker-kill"):
+    # (A killed worker, possible only unsandboxed, is tested in test_sandbox.)
+    for student in ("kernel-exit",):
         died = scores(root, student, RECIPE)
         assert died and all(s.score == 0 for s in died.values())
         assert not (root / "autograded" / student).exists()
@@ -232,7 +240,6 @@ def test_faulty_submissions_are_recorded_and_contained(faulty, sequential):
         assert "=== second attempt ===" in kept
         died_record = next(r for r in run.records if r.student == student)
         assert "twice" in died_record.message
-    assert "worker process killed by SIGKILL" in kept
     with sqlite3.connect(root / "gradebook.db") as db:
         assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0] == 6
 

@@ -26,6 +26,7 @@ from autograder.grading.autograde.job_gradebook import quiet_gradebook, read_gra
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
 from autograder.grading.autograde.kernel_launch import write_kernelspec
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
+from autograder.grading.autograde.sandbox import JobSandbox
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -47,8 +48,9 @@ def read_files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def job_config(spec: JobSpec, root: Path):
-    """The course's config pointed at the job folder, with the job's limits."""
+def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
+    """The course's config pointed at the job folder, with the job's limits (and the
+    sandboxed kernel's transport: no network inside, so unix sockets)."""
     from traitlets.config import Config
 
     config = Config(spec.config)
@@ -70,8 +72,14 @@ def job_config(spec: JobSpec, root: Path):
         from autograder.grading.verdicts.executor import trusted_preprocessors
 
         config.Autograde.autograde_preprocessors = trusted_preprocessors()
-        config.TrustedExecute.socket_dir = str(root)
+        # The channel's socket goes where a sandboxed kernel can reach it.
+        config.TrustedExecute.socket_dir = str(sandbox.runtime if sandbox else root)
         config.TrustedExecute.source_folder = str(root / "source" / spec.assignment)
+    if sandbox is not None:
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = sandbox.ipc_address
+        # Otherwise a temp file in this process's temp folder, which the kernel cannot see.
+        config.KernelManager.connection_file = sandbox.connection_file
     return config
 
 
@@ -131,12 +139,12 @@ def captured_log(logger: logging.Logger) -> Iterator[io.StringIO]:
         logger.setLevel(level)
 
 
-def run_converter(spec: JobSpec, root: Path) -> tuple[bool, str]:
+def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) -> tuple[bool, str]:
     """nbgrader's Autograde converter on the job folder: (grades saved, its log and error)."""
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
-    config = job_config(spec, root)
+    config = job_config(spec, root, sandbox)
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config)
     converter.force = True
     converter.create_student = True
@@ -154,15 +162,19 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
     """Grade one submission in a fresh folder under ``scratch`` (a temp dir by default)."""
     started = time.perf_counter()
     root = Path(tempfile.mkdtemp(prefix="autograde-job-", dir=scratch))
+    sandbox = None
     try:
         write_files(root / "source" / spec.assignment, spec.source)
         write_files(root / "submitted" / spec.student / spec.assignment, spec.submission)
         (root / "gradebook.db").write_bytes(spec.gradebook)
+        if spec.sandbox is not None:
+            work = root / "autograded" / spec.student / spec.assignment
+            sandbox = JobSandbox(root, work, spec.sandbox)
         jupyter_dir = root / ".jupyter"
-        write_kernelspec(jupyter_dir, spec.memory_limit_mb)
+        write_kernelspec(jupyter_dir, spec.memory_limit_mb, sandbox)
         kernel_output = root / "kernel-output.txt"
         with job_environment(spec, jupyter_dir), captured_output(kernel_output):
-            saved, log = run_converter(spec, root)
+            saved, log = run_converter(spec, root, sandbox)
         output = log + kernel_output.read_text(errors="replace")
         autograded = root / "autograded" / spec.student / spec.assignment
         if not saved:
@@ -174,4 +186,6 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
         files = read_files(autograded)
         return JobOutcome(status, message, time.perf_counter() - started, grades, files, output)
     finally:
+        if sandbox is not None:
+            sandbox.close()
         shutil.rmtree(root, ignore_errors=True)

@@ -5,6 +5,8 @@ into the course's folders."""
 import datetime as dt
 from dataclasses import dataclass, field
 
+from autograder.grading.autograde.sandbox import SandboxOptions
+
 
 @dataclass(frozen=True)
 class GradeRows:
@@ -36,6 +38,7 @@ class JobSpec:
     threads: int | None  # BLAS/OpenMP threads for the kernel (None: leave as is)
     extra_env: dict[str, str] = field(default_factory=dict)
     verdicts: str = "kernel"  # "trusted": test cells run in a second, trusted kernel
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
 
 
 @dataclass(frozen=True)

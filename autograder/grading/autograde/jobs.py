@@ -8,6 +8,7 @@ from pathlib import Path
 
 from autograder.grading.autograde.job_gradebook import job_gradebook_bytes
 from autograder.grading.autograde.job_spec import GradeRows, JobSpec
+from autograder.grading.autograde.sandbox import SandboxOptions
 from autograder.grading.autograde.worker_pool import WorkerDied, Workers, WorkerStartFailed
 from autograder.grading.course_root import Course
 
@@ -24,6 +25,7 @@ class Job:
     memory_limit_mb: int | None
     submission_timeout: float | None
     verdicts: str = "kernel"  # who runs the test cells: see verdicts.executor
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ def build_spec(
         memory_limit_mb=job.memory_limit_mb,
         threads=threads,
         verdicts=job.verdicts,
+        sandbox=job.sandbox,
     )
 
 

@@ -12,36 +12,51 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.grading.autograde.sandbox import JobSandbox
+
 KERNEL_NAME = "python3"
 
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
-# then PR_SET_PDEATHSIG so a killed worker takes its kernel along, then ipykernel itself.
+# the process-count limit (argv[2], 0 for none), then PR_SET_PDEATHSIG so a killed worker
+# takes its kernel along, then ipykernel itself. SIGINT raises KeyboardInterrupt again
+# (ignored by the sandbox's launcher, inherited through bwrap).
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
-limit = int(sys.argv[1])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # the sandbox's launcher ignores it
+limit, processes = int(sys.argv[1]), int(sys.argv[2])
 if limit > 0:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+if processes > 0:
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 try:
     ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
 except (AttributeError, OSError):
     pass
-sys.argv = ["ipykernel_launcher", *sys.argv[2:]]
+sys.argv = ["ipykernel_launcher", *sys.argv[3:]]
 runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 """
 
 
-def kernel_argv(memory_limit_mb: int | None) -> list[str]:
-    """The kernel command: this Python, limited to ``memory_limit_mb`` of address space."""
+def kernel_argv(memory_limit_mb: int | None, sandbox: JobSandbox | None = None) -> list[str]:
+    """The kernel command: this Python, limited to ``memory_limit_mb`` of address space, in
+    ``sandbox`` when given (with its process-count limit where no cgroup enforces one)."""
     limit = (memory_limit_mb or 0) * 2**20
-    return [sys.executable, "-c", LAUNCHER, str(limit), "-f", "{connection_file}"]
+    # As root RLIMIT_NPROC is not enforced, hence the cgroup; in the sandbox's own user
+    # namespace it counts the job's processes only.
+    processes = sandbox.max_processes if sandbox is not None and not sandbox.cgroup else 0
+    kernel = [sys.executable, "-c", LAUNCHER, str(limit), str(processes)]
+    kernel += ["-f", "{connection_file}"]
+    return sandbox.wrap(kernel) if sandbox is not None else kernel
 
 
-def write_kernelspec(jupyter_dir: Path, memory_limit_mb: int | None) -> Path:
+def write_kernelspec(
+    jupyter_dir: Path, memory_limit_mb: int | None, sandbox: JobSandbox | None = None
+) -> Path:
     """Write the limited kernelspec under ``jupyter_dir`` (a JUPYTER_PATH entry)."""
     folder = jupyter_dir / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
     spec = {
-        "argv": kernel_argv(memory_limit_mb),
+        "argv": kernel_argv(memory_limit_mb, sandbox),
         "display_name": "Python 3 (grading, limited)",
         "language": "python",
         "metadata": {"debugger": False},

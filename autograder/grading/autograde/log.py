@@ -25,6 +25,7 @@ class GradingRecord:
     seed: int
     message: str
     finished_at: str  # ISO 8601, UTC
+    sandbox: str = ""  # "bubblewrap", or "not sandboxed (why)"; "" for a skip
 
     def as_dict(self) -> dict:
         """The record as a JSON object."""

@@ -18,6 +18,7 @@ from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
+from autograder.grading.autograde.sandbox import choose_sandbox
 from autograder.grading.autograde.status_line import Progress
 from autograder.grading.autograde.worker_pool import Workers
 from autograder.grading.course_root import check_gradable, load_course
@@ -43,6 +44,8 @@ def autograde(
     progress: bool = True,
     seed_salt: str = "",
     verdicts: str = "kernel",
+    sandbox: bool = True,
+    hide_packages: tuple[str, ...] = (),
 ) -> GradingRun:
     """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
 
@@ -50,6 +53,8 @@ def autograde(
     unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
     ``verdicts="trusted"`` runs every graded test cell in a second, trusted kernel that
     reaches the student's objects only through a narrow channel (``grading.verdicts``).
+    Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
+    cannot run, unsandboxed with one warning, and each record says so.
     """
     if verdicts not in VERDICTS:
         raise ValueError(f"verdicts must be one of {', '.join(VERDICTS)}; got {verdicts!r}")
@@ -66,6 +71,7 @@ def autograde(
         return run
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
+    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages)
     workers = max(1, workers)
     try:
         snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
@@ -82,12 +88,13 @@ def autograde(
                 memory_limit_mb=memory_limit_mb,
                 submission_timeout=submission_timeout or None,
                 verdicts=verdicts,
+                sandbox=sandbox_options,
             )
             for student in to_grade
         ]
 
         def record(result: JobResult) -> None:
-            graded = finish_job(course, result)
+            graded = replace(finish_job(course, result), sandbox=sandbox_label)
             append_log(course.root, [graded])
             run.records.append(graded)
             bar.update(graded)

@@ -15,7 +15,7 @@ from functools import cache
 import jinja2
 
 from autograder.grading.report.figures import EXERCISES_PNG, GRADES_PNG, GRADING_TIME_PNG
-from autograder.grading.report.model import AssignmentReport
+from autograder.grading.report.model import AssignmentReport, sandbox_text
 
 TEMPLATE = "report.html"
 NOT_GRADED = "—"  # a student the log or the scan knows but the gradebook does not
@@ -60,6 +60,7 @@ def summary(report: AssignmentReport) -> list[tuple[str, str]]:
         ("median score", f"{statistics.median(scores):.4g}"),
         ("max score", f"{report.max_score:g}"),
         ("graded", report.graded_when()),
+        ("kernels", sandbox_text(report.attempts)),
     ]
 
 

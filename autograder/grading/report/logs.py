@@ -34,6 +34,7 @@ class LogRecord:
     seed: str
     message: str
     finished_at: str
+    sandbox: str = ""  # "bubblewrap", "not sandboxed (why)", "" when not recorded
 
 
 def _text(value: object) -> str:
@@ -87,6 +88,7 @@ def read_log_rows(root: Path, assignment: str) -> list[LogRecord] | None:
             seed=_text(r.get("seed")),
             message=_text(r.get("message")),
             finished_at=_text(r.get("finished_at")),
+            sandbox=_text(r.get("sandbox")),
         )
         for r in records
         if r.get("assignment") == assignment

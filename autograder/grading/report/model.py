@@ -85,5 +85,17 @@ class AssignmentReport:
         return "not recorded (no grading log, no submission times in the gradebook)"
 
 
+def sandbox_text(attempts: list[LogRecord]) -> str:
+    """Whether the students' kernels ran sandboxed, from the latest grading of each."""
+    labels = [r.sandbox for r in attempts]
+    unsandboxed = sorted({label for label in labels if label.startswith("not sandboxed")})
+    if unsandboxed:
+        count = sum(label.startswith("not sandboxed") for label in labels)
+        return f"{count} of {len(labels)} submissions {'; '.join(unsandboxed)}"
+    if labels and all(labels):
+        return "sandboxed (" + ", ".join(sorted(set(labels))) + ")"
+    return "not recorded in the grading log"
+
+
 def _span(times: list[str]) -> str:
     return times[0] if times[0] == times[-1] else f"{times[0]} to {times[-1]}"

@@ -1,0 +1,308 @@
+"""The grading kernel inside bubblewrap: no network, a read-only file system that holds only
+what the kernel needs, and nothing of the course or of the job's hidden tests.
+
+Inside the sandbox the kernel sees the system folders, the Python installation and the
+``autograder`` package (its ``grading`` wing emptied), all read-only; its
+own working folder (the job's ``autograded/STUDENT/ASSIGNMENT``) writable, with every
+notebook there replaced by an empty file (nbgrader writes the notebook with its hidden
+tests there before running it); a private ``/tmp``; the folder of its connection file and
+sockets (ipc transport: a private network namespace has no usable loopback). Everything
+else, the job's gradebook, ``source/`` and ``submitted/`` and the course itself, is not
+there at all. A private pid namespace ends every process of the job, detached ones
+included, when the kernel ends; a pids cgroup (or, failing that, RLIMIT_NPROC) bounds how
+many there may be.
+
+A small launcher runs first, outside the sandbox: it lists the notebooks to hide at the
+moment the kernel starts, moves itself into the job's pids cgroup and execs bwrap. The
+kernel stays in the process group the launcher was started in, so it is interrupted by a
+signal as an unsandboxed kernel is (it has no terminal: jupyter_client starts kernels in a
+session of their own).
+"""
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
+NOT_SANDBOXED = "not sandboxed"
+SANDBOXED = "bubblewrap"
+# Autograd libraries a sandbox can make unimportable (those installed, by ``hide_packages``).
+AUTOGRAD_PACKAGES = ("torch", "functorch", "jax", "autograd", "mygrad", "tensorflow")
+DEFAULT_MAX_PROCESSES = 256  # threads count too: torch starts one per core
+PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where mounted
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+TMP_SIZE = 512 * 2**20  # the private /tmp is memory: bounded
+# The options every sandbox uses; the availability probe runs ``true`` under them.
+BASE_OPTIONS = (
+    "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    str(TMP_SIZE),
+    "--tmpfs",
+    "/tmp",
+    "--unsetenv",
+    "JPY_PARENT_PID",  # in a pid namespace ipykernel would think its parent died
+    "--setenv",
+    "TMPDIR",
+    "/tmp",
+    "--setenv",
+    "HOME",
+    "/tmp",  # IPython's profile and matplotlib's cache need a writable home
+)
+
+# Runs outside the sandbox as ``python -I -S -c LAUNCHER SETTINGS KERNEL-ARGV...``: hides
+# every notebook under the working folder, joins the job's pids cgroup, execs bwrap. bwrap
+# ignores SIGINT, so that nbclient's interrupt on a cell timeout (a SIGINT to the kernel's
+# process group) reaches the kernel without ending bwrap: a signal interrupts a kernel busy
+# in C code, where an interrupt message waits for the kernel's control thread.
+LAUNCHER = """\
+import json, os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+settings = json.loads(sys.argv[1])
+args = [settings["bwrap"], *settings["options"]]
+work = settings["work"]
+for folder, _, names in os.walk(work):
+    for name in sorted(names):
+        if name.endswith(".ipynb"):
+            args += ["--ro-bind", "/dev/null", os.path.join(folder, name)]
+if settings["cgroup"]:
+    with open(os.path.join(settings["cgroup"], "cgroup.procs"), "w") as procs:
+        procs.write(str(os.getpid()))
+cwd = os.getcwd()
+inside = cwd == work or cwd.startswith(work + os.sep)
+args += ["--chdir", cwd if inside else work, "--", *sys.argv[2:]]
+os.execv(args[0], args)
+"""
+
+
+def forced_off() -> bool:
+    """The sandbox is switched off through the environment (for testing the fallback)."""
+    return os.environ.get(SANDBOX_ENV, "").strip().lower() in ("0", "off", "no", "false")
+
+
+@functools.cache
+def probe_bwrap(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot run a sandbox here (None: it can), by running ``true`` in one."""
+    command = [bwrap, *BASE_OPTIONS, "--ro-bind", "/", "/", "true"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{bwrap} could not run: {error}"
+    if result.returncode != 0:
+        detail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
+        return f"{bwrap} failed (user namespaces disabled?): {detail[0]}"
+    return None
+
+
+def unavailable_reason() -> str | None:
+    """Why grading cannot be sandboxed on this machine now (None: it can)."""
+    if forced_off():
+        return f"switched off by {SANDBOX_ENV}={os.environ[SANDBOX_ENV]}"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    return probe_bwrap(bwrap)
+
+
+def choose_sandbox(
+    wanted: bool, hide_packages: tuple[str, ...] = ()
+) -> tuple["SandboxOptions | None", str]:
+    """The run's sandbox options (None: unsandboxed) and the label its log records carry;
+    prints the one warning of a run that cannot be sandboxed."""
+    reason = unavailable_reason() if wanted else "switched off for this run"
+    if reason is None:
+        return SandboxOptions(hide_packages=tuple(hide_packages)), SANDBOXED
+    print(
+        f"warning: grading kernels are {NOT_SANDBOXED} ({reason}): student code can read "
+        "and change the job's files and reach the network",
+        file=sys.stderr,
+    )
+    return None, f"{NOT_SANDBOXED} ({reason})"
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """How a job's kernel is sandboxed: packages made unimportable, process-count limit."""
+
+    hide_packages: tuple[str, ...] = ()
+    max_processes: int = DEFAULT_MAX_PROCESSES
+
+
+def python_folders() -> list[Path]:
+    """The folders this Python and its packages live in (the kernel's interpreter too)."""
+    folders = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        folders.add(Path(sysconfig.get_paths()[name]))
+    folders.add(Path(sys.executable).resolve().parent.parent)
+    resolved = {folder.resolve() for folder in folders if folder.exists()}
+    # A folder inside another is bound with it.
+    return sorted(f for f in resolved if not any(p in resolved for p in f.parents))
+
+
+def package_location(name: str) -> Path | None:
+    """Where the top-level package or module ``name`` is installed (None: it is not)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin in (None, "built-in", "frozen"):
+        return None
+    origin = Path(spec.origin).resolve()
+    return origin.parent if origin.name == "__init__.py" else origin
+
+
+def write_stub(folder: Path, name: str, module_file: bool) -> Path:
+    """A package (or module file) ``name`` whose import says it is not available."""
+    text = f"raise ImportError({f'{name} is not available while grading'!r})\n"
+    if module_file:
+        path = folder / f"{name}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / name / "__init__.py").write_text(text)
+    return folder / name
+
+
+def ro_bind(source: Path, target: Path | None = None) -> list[str]:
+    """bwrap options showing ``source`` read-only at ``target`` (its own path by default);
+    a symbolic link (``/lib`` -> ``usr/lib``) is made as a link."""
+    target = target or source
+    if source.is_symlink() and target == source:
+        return ["--symlink", os.readlink(source), str(target)]
+    return ["--ro-bind", str(source), str(target)]
+
+
+def create_pids_cgroup(limit: int) -> Path | None:
+    """A fresh pids cgroup limited to ``limit`` tasks (None where none can be made here),
+    named after this worker so that those of killed workers are removed later."""
+    if not (PIDS_CGROUP / "cgroup.procs").is_file():
+        return None
+    remove_orphan_cgroups()
+    path = PIDS_CGROUP / f"autograde-{os.getpid()}-{uuid.uuid4().hex}"
+    try:
+        path.mkdir()
+        (path / "pids.max").write_text(str(limit))
+    except OSError:
+        remove_cgroup(path)
+        return None
+    return path
+
+
+def remove_orphan_cgroups() -> None:
+    """Remove the job cgroups left behind: by workers killed before their cleanup, and by
+    this worker's earlier jobs (whose tasks took too long to exit). A live worker's current
+    job is never touched."""
+    for path in PIDS_CGROUP.glob("autograde-*-*"):
+        worker = path.name.split("-")[1]
+        if worker == str(os.getpid()) or (worker.isdigit() and not Path("/proc", worker).exists()):
+            remove_cgroup(path)
+
+
+def remove_cgroup(path: Path) -> None:
+    """Kill whatever is still in the cgroup ``path``, then remove it (give up after 30 s:
+    hundreds of exiting processes on a loaded machine; a later job removes it)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)  # the killed tasks are still exiting
+
+
+class JobSandbox:
+    """The sandbox of one job's kernels: its launcher command, and the cleanup after it."""
+
+    def __init__(self, root: Path, work: Path, options: SandboxOptions) -> None:
+        """Sandbox kernels working in ``work``, with helper files
+        (sockets, stubs) under ``root``, a folder the kernel never sees."""
+        import autograder
+
+        self.bwrap = shutil.which("bwrap") or "bwrap"
+        self.work = work.resolve()  # nbgrader makes it (anew) before starting the kernel
+        self.runtime = (root / "kernel-runtime").resolve()  # connection file and sockets
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        self.cgroup = create_pids_cgroup(options.max_processes)
+        self.max_processes = options.max_processes
+        package = Path(autograder.__file__).resolve().parent
+        options_list = list(BASE_OPTIONS)
+        for folder in SYSTEM_FOLDERS:
+            if os.path.lexists(folder):
+                options_list += ro_bind(Path(folder))
+        for folder in python_folders():
+            options_list += ro_bind(folder)
+        options_list += ro_bind(package)
+        # The kernel never imports the grading tools (the engine it may: checks borrow from it).
+        options_list += ["--tmpfs", str(package / "grading")]
+        # Except the student's side of the trusted-verdict channel, which it must import.
+        options_list += ro_bind(package / "grading" / "__init__.py")
+        options_list += ro_bind(package / "grading" / "verdicts")
+        stubs = (root / "stubs").resolve()
+        for name in options.hide_packages:
+            location = package_location(name)
+            if location is not None:
+                stub = write_stub(stubs, name, module_file=location.is_file())
+                options_list += ro_bind(stub, location)
+        # The job folder is an empty read-only folder with two writable ones in it, so a
+        # write to ../../../gradebook.db fails rather than making a file of the same name.
+        job = str(root.resolve())
+        options_list += ["--tmpfs", job]
+        options_list += ["--bind", str(self.runtime), str(self.runtime)]
+        options_list += ["--bind", str(self.work), str(self.work)]
+        options_list += ["--remount-ro", job, "--remount-ro", "/"]
+        self.options = options_list
+
+    @property
+    def ipc_address(self) -> str:
+        """The kernel's ipc transport address (socket files ``ADDRESS-PORT``)."""
+        return str(self.runtime / "kernel")
+
+    @property
+    def connection_file(self) -> str:
+        """Where the kernel's connection file is written (one kernel at a time per job)."""
+        return str(self.runtime / "connection.json")
+
+    def wrap(self, kernel: list[str]) -> list[str]:
+        """The command that runs ``kernel`` (an argv) inside this job's sandbox."""
+        settings = {
+            "bwrap": self.bwrap,
+            "options": self.options,
+            "work": str(self.work),
+            "cgroup": str(self.cgroup) if self.cgroup else "",
+        }
+        return [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(settings), *kernel]
+
+    def close(self) -> None:
+        """End every process still in the job's cgroup and remove it."""
+        if self.cgroup is not None:
+            remove_cgroup(self.cgroup)
+            self.cgroup = None

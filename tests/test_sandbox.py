@@ -1,0 +1,374 @@
+"""Grading kernels in bubblewrap: a submission cannot reach the course, the job's hidden
+tests, the network or the grader's processes, and leaves no process behind; where the
+sandbox cannot run, grading goes on unsandboxed and says so."""
+
+import html
+import json
+import socket
+import sqlite3
+import textwrap
+import threading
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+
+from autograder.grading.autograde import autograde, read_log_json
+from autograder.grading.autograde.sandbox import (
+    DEFAULT_MAX_PROCESSES,
+    PIDS_CGROUP,
+    SANDBOX_ENV,
+    create_pids_cgroup,
+    probe_bwrap,
+    remove_cgroup,
+    unavailable_reason,
+)
+from autograder.grading.cohort import REFERENCE, build_submission
+from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.release import generate_release
+from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.report.gather import write_report
+from autograder.grading.scores import cell_scores
+
+RECIPE = "00-recipe"
+MARK = "SANDBOX-PROBE"
+SLEEPER = "autograde-sandbox-leftover"  # in the command line of the detached process
+WORKER_KILL = "import os\n\nos.kill(int(os.environ['JPY_PARENT_PID']), 9)"
+
+needs_bwrap = pytest.mark.skipif(
+    unavailable_reason() is not None, reason=f"no sandbox here: {unavailable_reason()}"
+)
+
+
+def probe(name: str, attempt: str) -> str:
+    """Code that tries ``attempt`` and prints whether it got through (``done``) or not."""
+    return (
+        "try:\n"
+        + textwrap.indent(attempt, "    ")
+        + "\n    _outcome = 'done'\n"
+        + "except BaseException as _error:\n"
+        + "    _outcome = 'blocked ' + type(_error).__name__\n"
+        + f"print({MARK!r}, {name!r}, _outcome)\n"
+    )
+
+
+def detached_writer(target: str) -> str:
+    """A double-forked, new-session process with an empty environment that writes later."""
+    script = f"sleep 3; echo leaked > {target}; sleep 600 # {SLEEPER}"
+    return (
+        "import os\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execve('/bin/sh', ['sh', '-c', {script!r}], {{}})\n"
+        "    os._exit(0)\n"
+        "os.wait()"
+    )
+
+
+def many_processes() -> str:
+    """Start up to 400 processes; print how many could be started."""
+    return (
+        "import os, time\n"
+        "_count = 0\n"
+        "try:\n"
+        "    for _ in range(400):\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(120)\n"
+        "            os._exit(0)\n"
+        "        _count += 1\n"
+        "except OSError:\n"
+        "    pass\n"
+        f"print({MARK!r}, 'processes', _count)"
+    )
+
+
+def cheats(root, port) -> dict[str, list[tuple[str, str]]]:
+    """Student -> its probes (name, code): each tries to reach one thing outside its job."""
+    course_db = str(root / "gradebook.db")
+    other = str(notebook_path(root / "submitted" / REFERENCE, RECIPE))
+    source = str(notebook_path(root / "source", RECIPE))
+    job = "../../.."  # the job folder, seen from the kernel's working folder
+    read_rows = (
+        "import sqlite3\n"
+        "sqlite3.connect({!r}, uri=True).execute('select * from source_cell').fetchall()"
+    )
+    return {
+        "cheat-read-gradebook": [
+            ("course-gradebook", f"open({course_db!r}, 'rb').read()"),
+            ("course-gradebook-rows", read_rows.format(f"file:{course_db}?mode=ro")),
+            ("job-gradebook", f"open('{job}/gradebook.db', 'rb').read()"),
+        ],
+        "cheat-read-other": [
+            ("other-submission", f"open({other!r}).read()"),
+            ("own-submitted", f"open('{job}/submitted/cheat-read-other/{RECIPE}/{RECIPE}.ipynb')"),
+        ],
+        "cheat-read-source": [
+            ("course-source", f"open({source!r}).read()"),
+            ("job-source", f"open('{job}/source/{RECIPE}/{RECIPE}.ipynb').read()"),
+        ],
+        "cheat-read-executing": [
+            ("executing-notebook", f"assert 'HIDDEN TESTS' in open('{RECIPE}.ipynb').read()"),
+        ],
+        "cheat-write-gradebook": [
+            (
+                "course-gradebook-write",
+                f"import sqlite3\nsqlite3.connect({course_db!r}).execute('create table pwned(x)')",
+            ),
+            (
+                "job-gradebook-write",
+                "import sqlite3\n"
+                f"sqlite3.connect('{job}/gradebook.db').execute('create table pwned(x)')",
+            ),
+        ],
+        "cheat-network": [
+            (
+                "tcp",
+                f"import socket\nsocket.create_connection(('127.0.0.1', {port}), 5).send(b'hi')",
+            ),
+        ],
+        "cheat-detached": [("detached", detached_writer(str(root / "leaked.txt")))],
+    }
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            connection.close()
+
+
+def with_code(notebook: nbformat.NotebookNode, code: str) -> nbformat.NotebookNode:
+    """The notebook with ``code`` at the top of its first solution cell."""
+    notebook = nbformat.from_dict(notebook)
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    cell.source = code + "\n" + cell.source
+    return notebook
+
+
+def hand_in(root, student, notebook):
+    target = notebook_path(root / "submitted" / student, RECIPE)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+
+
+def probe_lines(root, student) -> dict[str, str]:
+    """Probe name -> what the student's autograded notebook printed for it."""
+    notebook = nbformat.read(notebook_path(root / "autograded" / student, RECIPE), 4)
+    lines = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            for line in output.get("text", "").splitlines():
+                if line.startswith(MARK):
+                    _, name, outcome = line.split(" ", 2)
+                    lines[name] = outcome
+    return lines
+
+
+def leftover_sleepers() -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if any(SLEEPER in part for part in process.cmdline()):
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The reference student and the cheats (the reference's code plus probes), graded."""
+    root = tmp_path_factory.mktemp("sandbox") / "course"
+    release = generate_release(root, [RECIPE])
+    reference = build_submission(REFERENCE, RECIPE, SOLUTIONS_DIR, release)
+    hand_in(root, REFERENCE, reference)
+    listener = Listener()
+    students = cheats(root, listener.port)
+    for student, probes in students.items():
+        hand_in(root, student, with_code(reference, "\n".join(probe(*p) for p in probes)))
+    hand_in(root, "cheat-many-processes", with_code(reference, many_processes()))
+    hand_in(root, "cheat-memory", with_code(reference, probe("memory", "bytearray(8 * 2**30)")))
+    run = autograde(root, RECIPE, workers=2, progress=False)
+    listener.server.close()
+    return root, run, students, listener
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_every_probe_is_blocked_and_every_cheat_graded_as_the_reference(graded):
+    root, run, students, _ = graded
+    assert {r.status for r in run.records} == {"graded"}, [
+        (r.student, r.message) for r in run.records
+    ]
+    expected = cell_scores(f"sqlite:///{root / 'gradebook.db'}", REFERENCE, RECIPE)
+    assert all(s.score == s.max_score for s in expected.values()), "the reference earns all"
+    for student, probes in students.items():
+        outcomes = probe_lines(root, student)
+        for name, _ in probes:
+            # The detached process does start: what it cannot do is outlive the job.
+            wanted = "done" if name == "detached" else "blocked"
+            assert outcomes.get(name, "").startswith(wanted), (student, name, outcomes)
+        got = cell_scores(f"sqlite:///{root / 'gradebook.db'}", student, RECIPE)
+        assert got == expected, student
+    with sqlite3.connect(root / "gradebook.db") as db:
+        tables = {row[0] for row in db.execute("select name from sqlite_master")}
+    assert "pwned" not in tables
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_no_network_and_no_leftover_process(graded):
+    root, _, _, listener = graded
+    assert listener.accepted == 0
+    assert leftover_sleepers() == [], "a detached process outlived its job"
+    assert not (root / "leaked.txt").exists()
+    # Each job's pids cgroup went with it (its worker has ended since).
+    orphans = [
+        path
+        for path in PIDS_CGROUP.glob("autograde-*-*")
+        if not Path("/proc", path.name.split("-")[1]).exists()
+    ]
+    assert orphans == []
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_memory_and_process_count_limits_apply(graded):
+    root, *_ = graded
+    assert probe_lines(root, "cheat-memory") == {"memory": "blocked MemoryError"}
+    started = int(probe_lines(root, "cheat-many-processes")["processes"])
+    assert 0 < started < DEFAULT_MAX_PROCESSES
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_log_and_report_say_sandboxed(graded):
+    root, *_ = graded
+    assert {r["sandbox"] for r in read_log_json(root)} == {"bubblewrap"}
+    (page,) = write_report(root, [RECIPE], root / "report")
+    assert "sandboxed (bubblewrap)" in html.unescape(page.read_text())
+
+
+def graded_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
+    """A locked test cell worth one point."""
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": grade_id,
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    return cell
+
+
+@pytest.fixture
+def torch_course(tmp_path):
+    """A released course whose one test cell imports torch, and one student's submission."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(graded_cell("test_torch", "import torch\nprint(torch.ones(1))"))
+    path = notebook_path(tmp_path / "solutions", "uses-torch")
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+    root = create_workspace(tmp_path / "course", tmp_path / "solutions")
+    run_nbgrader(root, "generate_assignment", "uses-torch")
+    release = nbformat.read(notebook_path(root / "release", "uses-torch"), 4)
+    submitted = notebook_path(root / "submitted" / "ada", "uses-torch")
+    submitted.parent.mkdir(parents=True)
+    nbformat.write(release, submitted)
+    return root
+
+
+def torch_score(root) -> tuple[float, str]:
+    score = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "ada", "uses-torch")["test_torch"]
+    notebook = nbformat.read(notebook_path(root / "autograded" / "ada", "uses-torch"), 4)
+    return score.score, json.dumps(notebook.cells[0].outputs)
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_hidden_packages_cannot_be_imported_in_the_sandbox(torch_course):
+    autograde(torch_course, "uses-torch", progress=False)
+    assert torch_score(torch_course)[0] == 1, "torch is importable by default"
+    autograde(torch_course, "uses-torch", force=True, progress=False, hide_packages=("torch",))
+    score, outputs = torch_score(torch_course)
+    assert score == 0 and "torch is not available while grading" in outputs
+
+
+@pytest.mark.slow
+def test_without_a_sandbox_grading_goes_on_with_one_warning(torch_course, monkeypatch, capsys):
+    # Unsandboxed, a kernel can kill the worker that started it: that student's kernel
+    # dies (twice), the others are graded.
+    release = nbformat.read(notebook_path(torch_course / "release", "uses-torch"), 4)
+    release.cells.insert(0, nbformat.v4.new_code_cell(WORKER_KILL))
+    killer = notebook_path(torch_course / "submitted" / "killer", "uses-torch")
+    killer.parent.mkdir(parents=True)
+    nbformat.write(release, killer)
+    monkeypatch.setenv(SANDBOX_ENV, "off")
+    run = autograde(torch_course, "uses-torch", progress=False)
+    assert {r.student: r.status for r in run.records} == {"ada": "graded", "killer": "kernel-died"}
+    kept = (torch_course / "autograde_logs" / "uses-torch" / "killer.txt").read_text()
+    assert "worker process killed by SIGKILL" in kept and "=== second attempt ===" in kept
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "not sandboxed" in line]
+    assert len(warnings) == 1 and SANDBOX_ENV in warnings[0]
+    records = read_log_json(torch_course)
+    assert len(records) == 2
+    assert all(r["sandbox"].startswith("not sandboxed (switched off by") for r in records)
+    (page,) = write_report(torch_course, ["uses-torch"], torch_course / "report")
+    assert "2 of 2 submissions not sandboxed" in html.unescape(page.read_text())
+
+
+def test_the_reason_a_sandbox_cannot_run_is_given(tmp_path, monkeypatch):
+    monkeypatch.setenv(SANDBOX_ENV, "off")
+    assert unavailable_reason() == f"switched off by {SANDBOX_ENV}=off"
+    monkeypatch.delenv(SANDBOX_ENV)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert unavailable_reason() == "bubblewrap (bwrap) is not installed"
+    broken = tmp_path / "bwrap"
+    broken.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    broken.chmod(0o755)
+    reason = probe_bwrap(str(broken))
+    assert "user namespaces disabled" in reason and "No permissions" in reason
+
+
+def pids_cgroups_work() -> bool:
+    """A pids cgroup can be made here (it is removed again at once)."""
+    path = create_pids_cgroup(1)
+    if path is not None:
+        remove_cgroup(path)
+    return path is not None
+
+
+@pytest.mark.skipif(not pids_cgroups_work(), reason="no writable pids cgroup here")
+def test_cgroups_of_killed_workers_are_removed():
+    import subprocess
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no longer running, standing for a killed worker
+    orphan = PIDS_CGROUP / f"autograde-{gone.pid}-test"
+    orphan.mkdir()
+    mine = create_pids_cgroup(8)
+    try:
+        assert not orphan.exists()
+        assert mine.is_dir() and (mine / "pids.max").read_text().strip() == "8"
+    finally:
+        remove_cgroup(mine)
+    assert not mine.exists()
