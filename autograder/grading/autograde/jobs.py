@@ -10,6 +10,7 @@ from autograder.grading.autograde.job_gradebook import job_gradebook_bytes
 from autograder.grading.autograde.job_spec import GradeRows, JobSpec
 from autograder.grading.autograde.worker_pool import WorkerDied, Workers, WorkerStartFailed
 from autograder.grading.course_root import Course
+from autograder.grading.integrity.runtime_record import RuntimeRecord
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class JobResult:
     grades: GradeRows | None  # None: nbgrader saved no grades
     autograded: dict[str, bytes]
     output: str
+    runtime: RuntimeRecord | None = None  # what the student's code did (audit hook)
 
     @property
     def grades_saved(self) -> bool:
@@ -113,6 +115,7 @@ def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
             outcome.grades,
             outcome.autograded,
             outcome.output,
+            outcome.runtime,
         )
     finally:
         workers.idle.put(worker)

@@ -13,9 +13,14 @@ import sys
 from pathlib import Path
 
 KERNEL_NAME = "python3"
+# The runtime record's audit hook, loaded by its file (see runtime_audit): the kernel must not
+# import the grader's packages. Named to the kernel through this variable, which it removes.
+AUDIT_HOOK_ENV = "AUTOGRADER_AUDIT_HOOK"
+AUDIT_HOOK_FILE = Path(__file__).resolve().parents[1] / "integrity" / "runtime_audit.py"
 
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
-# then PR_SET_PDEATHSIG so a killed worker takes its kernel along, then ipykernel itself.
+# then PR_SET_PDEATHSIG so a killed worker takes its kernel along, then the runtime record's
+# audit hook (before any notebook code, and it cannot be removed), then ipykernel itself.
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
 limit = int(sys.argv[1])
@@ -25,6 +30,13 @@ try:
     ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
 except (AttributeError, OSError):
     pass
+import importlib.util, os
+if os.environ.get("AUTOGRADER_AUDIT_HOOK"):
+    hook = os.environ.pop("AUTOGRADER_AUDIT_HOOK")
+    spec = importlib.util.spec_from_file_location("_runtime_audit", hook)
+    audit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(audit)
+    audit.install_from_environment()
 sys.argv = ["ipykernel_launcher", *sys.argv[2:]]
 runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 """
