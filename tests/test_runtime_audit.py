@@ -7,15 +7,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-import nbformat
 import pytest
+from tiny_course import hand_in, tiny_course
 
 from autograder.grading.autograde import autograde, load_course
 from autograder.grading.autograde.kernel_launch import AUDIT_HOOK_FILE
 from autograder.grading.integrity import read_flags, scan_assignment
 from autograder.grading.integrity.runtime_record import read_record
-from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
-from autograder.grading.repo_paths import notebook_path
 
 # Runs in a fresh interpreter: the hook, then "cells" compiled under IPython-like names.
 HOOK_DRIVER = """
@@ -107,12 +105,6 @@ def test_read_record_sums_counts_and_notices_forged_lines(tmp_path):
     assert not read_record(tmp_path / "missing").started
 
 
-# A tiny assignment: a given setup cell, one solution cell, one test cell after it.
-SOLUTION_META = {"grade": False, "grade_id": "answer", "locked": False, "schema_version": 3}
-SOLUTION_META |= {"solution": True, "task": False}
-TEST_META = {"grade": True, "grade_id": "test_answer", "locked": True, "points": 1}
-TEST_META |= {"schema_version": 3, "solution": False, "task": False}
-
 CHEAT = """\
 import subprocess, sys
 answer = 42
@@ -137,25 +129,9 @@ answer = Answer(42).value
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
     """The tiny assignment graded for an honest and a cheating student."""
-    base = tmp_path_factory.mktemp("audit")
-    setup = nbformat.v4.new_code_cell("import numpy as np")
-    solution = nbformat.v4.new_code_cell("answer = None")
-    solution.metadata["nbgrader"] = SOLUTION_META
-    test = nbformat.v4.new_code_cell("assert answer == 42")
-    test.metadata["nbgrader"] = TEST_META
-    notebook = nbformat.v4.new_notebook(cells=[setup, solution, test])
-    path = notebook_path(base / "solutions", "tiny")
-    path.parent.mkdir(parents=True)
-    nbformat.write(notebook, path)
-    root = create_workspace(base / "course", base / "solutions")
-    run_nbgrader(root, "generate_assignment", "tiny")
-    release = nbformat.read(notebook_path(root / "release", "tiny"), 4)
-    for student, code in (("honest", HONEST), ("cheat", CHEAT)):
-        handed = nbformat.from_dict(release)
-        handed.cells[1].source = code
-        target = notebook_path(root / "submitted" / student, "tiny")
-        target.parent.mkdir(parents=True)
-        nbformat.write(handed, target)
+    root = tiny_course(tmp_path_factory.mktemp("audit"))
+    hand_in(root, "honest", HONEST)
+    hand_in(root, "cheat", CHEAT)
     run = autograde(root, "tiny", workers=2, progress=False)
     return root, run
 

@@ -19,7 +19,7 @@ from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.status_line import Progress
-from autograder.grading.autograde.worker_pool import Workers
+from autograder.grading.autograde.worker_pool import OrphanSweeper, Workers
 from autograder.grading.course_root import check_gradable, load_course
 
 DEFAULT_MEMORY_LIMIT_MB = 4096
@@ -117,6 +117,7 @@ def run_pool(
     run the workers are stopped.
     """
     pool_workers = Workers(workers, scratch)
+    sweeper = OrphanSweeper(pool_workers)
     pending = list(reversed(jobs))
     active: dict[Future, Job] = {}
     first_deaths: dict[str, JobResult] = {}
@@ -147,11 +148,13 @@ def run_pool(
                         pending.append(job)
                         continue
                     record(after_retry(result, first_deaths.get(job.token)))
+                sweeper.sweep()
         except BaseException:
             pool_workers.kill_all()
             raise
         finally:
             pool_workers.stop_all()
+            sweeper.close()
 
 
 def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
