@@ -4,12 +4,15 @@ a stopped worker is killed by the submission time limit, honest grades are untou
 
 import os
 import random
+import signal
+import subprocess
+import sys
 
 import psutil
 import pytest
 from tiny_course import hand_in, tiny_course
 
-from autograder.grading.autograde import autograde
+from autograder.grading.autograde import autograde, read_log_json
 from autograder.grading.autograde.processes import is_subreaper
 from autograder.grading.scores import cell_scores
 
@@ -83,3 +86,43 @@ def test_nothing_of_the_jobs_is_left_in_the_course_root(rough_run):
     added = set(os.listdir(root)) - before
     assert added <= {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
     assert not [p for p in root.rglob("*.tmp")]
+
+
+# Kills the grading command: the kernel's parent is the worker, the worker's the grader.
+KILL_GRADER = """\
+import os, signal
+grader = int(open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1].split()[1])
+os.kill(grader, signal.SIGKILL)
+"""
+
+
+def grade_in_a_subprocess(root) -> int:
+    """`autograd-course autograde tiny` on one worker, as a grader would run it."""
+    command = [sys.executable, "-m", "autograder.grading.cli", "autograde", "tiny"]
+    command += ["--root", str(root), "--workers", "1", "--submission-timeout", "300"]
+    return subprocess.run(command, capture_output=True, timeout=900).returncode
+
+
+def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
+    root = tiny_course(tmp_path)
+    for student in ("a-honest", "z-honest"):
+        hand_in(root, student, "answer = 42")
+    hand_in(root, "killer", KILL_GRADER)
+    before = set(os.listdir(root))
+
+    def logged():
+        return {r["student"]: r["status"] for r in read_log_json(root)}
+
+    assert grade_in_a_subprocess(root) == -signal.SIGKILL
+    assert logged() == {"a-honest": "graded"}, "graded before the killer, recorded at once"
+    assert set(os.listdir(root)) - before <= {"autograde_log.json", "autograde_logs", "autograded"}
+    assert not list(root.rglob("*.tmp")) and not list(root.rglob("autograde-job-*"))
+    # Again: the killer, in flight when the run died, is graded alone first, and kills it.
+    assert grade_in_a_subprocess(root) == -signal.SIGKILL
+    assert logged() == {"a-honest": "graded"}
+    # The third run gives up on the killer (0, an error) and grades everyone else.
+    assert grade_in_a_subprocess(root) == 0
+    assert logged() == {"a-honest": "graded", "killer": "error", "z-honest": "graded"}
+    points = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "killer", "tiny")
+    assert sum(c.score for c in points.values()) == 0
+    assert not (root / "autograde_logs" / "tiny" / "in-flight").exists()

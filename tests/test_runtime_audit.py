@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import nbformat
 import pytest
 from tiny_course import hand_in, tiny_course
 
@@ -159,3 +160,32 @@ def test_scan_keeps_runtime_flags_and_zeroes_with_them(audited):
     assert not any(student == "honest" for student, _, _ in zeroed)
     stored = read_flags(root / "integrity.json")
     assert any(f.rule == "runtime-process" for f in stored), "the scan kept them"
+
+
+def test_a_notebook_not_saved_after_its_run_is_counted_as_nbclient_runs_it():
+    from autograder.grading.integrity.runtime_record import in_run_order
+
+    cells = [
+        nbformat.v4.new_code_cell("a = 1"),
+        nbformat.v4.new_markdown_cell("text"),
+        nbformat.v4.new_code_cell("   "),
+        nbformat.v4.new_code_cell("b = 2"),
+    ]
+    ordered = in_run_order(nbformat.v4.new_notebook(cells=cells))
+    assert [c.get("execution_count") for c in ordered.cells if c.cell_type == "code"] == [
+        1,
+        None,
+        2,
+    ]
+
+
+def test_a_killed_workers_record_is_salvaged_from_its_job_folder(tmp_path):
+    from autograder.grading.autograde.jobs import salvaged_record
+    from autograder.grading.integrity.runtime_record import RECORD_NAME
+
+    job = tmp_path / "autograde-job-1"
+    (job / "submitted" / "ada").mkdir(parents=True)
+    (job / RECORD_NAME).write_text(json.dumps({"cell": 0, "kind": "start"}) + "\n")
+    assert salvaged_record(tmp_path, "ada").started
+    assert salvaged_record(tmp_path, "grace") is None
+    assert salvaged_record(None, "ada") is None

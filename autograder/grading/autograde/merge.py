@@ -17,7 +17,7 @@ from autograder.grading.autograde.log import GradingRecord, utc_now
 from autograder.grading.course_root import Course
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.record import record_runtime_flags
-from autograder.grading.integrity.runtime_record import runtime_flags
+from autograder.grading.integrity.runtime_record import in_run_order, runtime_flags
 from autograder.grading.integrity.scan import default_release
 from autograder.grading.repo_paths import notebook_path
 
@@ -97,16 +97,25 @@ def release_notebook(course: Course, assignment: str) -> nbformat.NotebookNode |
 
 def job_runtime_flags(course: Course, result: JobResult) -> list[Flag]:
     """The runtime record's flags of a finished job, charged to the autograded notebook's
-    student cells (none when nbgrader saved no notebook to charge them to)."""
+    student cells; when nbgrader saved none (a dead or killed kernel), to the submitted
+    notebook's, counted in the order nbclient runs them."""
     job = result.job
     if result.runtime is None:
         return []
     release = release_notebook(course, job.assignment)
+    notebooks = [
+        (nbformat.reads(data.decode(), as_version=4), True)
+        for name, data in sorted(result.autograded.items())
+        if name.endswith(".ipynb") and "/" not in name
+    ]
+    if not notebooks:
+        submitted = sorted((course.submitted / job.student / job.assignment).glob("*.ipynb"))
+        notebooks = [(in_run_order(nbformat.read(path, as_version=4)), False) for path in submitted]
     flags = []
-    for name, data in sorted(result.autograded.items()):
-        if name.endswith(".ipynb") and "/" not in name:
-            notebook = nbformat.reads(data.decode(), as_version=4)
-            flags += runtime_flags(result.runtime, notebook, release, job.student, job.assignment)
+    for notebook, complete in notebooks:
+        flags += runtime_flags(
+            result.runtime, notebook, release, job.student, job.assignment, complete
+        )
     return flags
 
 

@@ -12,9 +12,18 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
+from autograder.grading.autograde import in_flight
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
 from autograder.grading.autograde.job_spec import JobSpec
-from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config_as_dict, run_job
+from autograder.grading.autograde.jobs import (
+    Job,
+    JobResult,
+    RunFiles,
+    build_spec,
+    config_as_dict,
+    failed,
+    run_job,
+)
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
@@ -27,6 +36,11 @@ DEFAULT_MEMORY_LIMIT_MB = 4096
 # nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
 # for a cell timeout per cell.
 DEFAULT_SUBMISSION_TIMEOUT = 1800.0
+GAVE_UP = (
+    "the grading process died twice while grading this submission, alone the second time "
+    "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
+    "--student regrades it"
+)
 
 
 def autograde(
@@ -63,6 +77,7 @@ def autograde(
     try:
         snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
         config = config_as_dict(course)
+        files = RunFiles.read(course, assignment, to_grade)
         threads = threads_per_job(workers)
         jobs = [
             Job(
@@ -78,18 +93,42 @@ def autograde(
             for student in to_grade
         ]
 
+        died_on = {s: in_flight.deaths(course, assignment, s) for s in to_grade}
+
         def record(result: JobResult) -> None:
             graded = finish_job(course, result)
             append_log(course.root, [graded])
+            in_flight.clear(course, assignment, result.job.student)
             run.records.append(graded)
             bar.update(graded)
 
         bar.show()
 
         def describe(job: Job) -> JobSpec:
-            return build_spec(course, job, config, snapshot, threads)
+            spec = build_spec(course, job, config, snapshot, threads, files)
+            in_flight.mark(course, assignment, job.student)
+            return spec
 
-        run_pool(jobs, workers, describe, record, scratch=jobs_root)
+        # Jobs in flight when an earlier run died: alone first, and not a third time.
+        given_up = [
+            job
+            for job in jobs
+            if students is None and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
+        ]
+        for job in given_up:
+            record(failed(job, "error", GAVE_UP, 0.0))
+        suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
+        others = [j for j in jobs if j not in given_up and not died_on[j.student]]
+        try:
+            if suspects:
+                run_pool(suspects, 1, describe, record, scratch=jobs_root)
+            run_pool(others, workers, describe, record, scratch=jobs_root)
+        except KeyboardInterrupt:  # the user's, not a kernel's doing: not a death
+            recorded = {r.student for r in run.records}
+            for student, count in died_on.items():
+                if student not in recorded:
+                    in_flight.restore(course, assignment, student, count)
+            raise
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started

@@ -116,6 +116,21 @@ def cell_labels(
     return counts
 
 
+def in_run_order(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of a notebook that was not saved after running (its kernel died or was
+    killed) with the execution counts its cells had: nbclient runs every non-empty code
+    cell in order, counting from 1."""
+    copy = nbformat.from_dict(notebook)
+    count = 0
+    for _, cell in code_cells(copy):
+        if cell.source.strip():
+            count += 1
+            cell.execution_count = count
+        else:
+            cell.execution_count = None
+    return copy
+
+
 def last_execution_count(notebook: nbformat.NotebookNode) -> int:
     """The highest execution count of the notebook's cells (0 when none ran)."""
     counts = [c.get("execution_count") for _, c in code_cells(notebook)]
@@ -128,8 +143,12 @@ def runtime_flags(
     release: nbformat.NotebookNode | None,
     student: str,
     assignment: str,
+    complete: bool = True,
 ) -> list[Flag]:
-    """Flags for what the student's cells did at grading time, one per cell and kind."""
+    """Flags for what the student's cells did at grading time, one per cell and kind.
+
+    ``complete``: the notebook ran to its end (so the record must have seen every cell);
+    False for a submitted notebook put ``in_run_order`` after its run was cut short."""
     labels = cell_labels(notebook, release)
     flags = []
     for events in record.events:
@@ -145,7 +164,7 @@ def runtime_flags(
         more = f" (and {events.count - DETAILS_SHOWN} more)" if events.count > DETAILS_SHOWN else ""
         first_line = events.details[0][0] if events.details else 0
         flags.append(Flag(student, assignment, label, first_line, rule, shown + more))
-    flags += record_problems(record, notebook, labels, student, assignment)
+    flags += record_problems(record, notebook, labels, student, assignment, complete)
     return flags
 
 
@@ -155,6 +174,7 @@ def record_problems(
     labels: dict[int, str],
     student: str,
     assignment: str,
+    complete: bool = True,
 ) -> list[Flag]:
     """A flag when the record was cut short, forged or flooded: only the student's code
     could do that; charged to the last student cell the record saw run."""
@@ -163,7 +183,7 @@ def record_problems(
         problems.append("the runtime record is missing its start: it was removed or truncated")
     ran = last_execution_count(notebook)
     seen = max(record.cells, default=0)
-    if ran > seen:
+    if complete and ran > seen:
         problems.append(f"the record stops at cell In [{seen}], the notebook ran to In [{ran}]")
     if record.unreadable:
         problems.append(f"{record.unreadable} lines of the record were not the audit hook's")
