@@ -115,7 +115,8 @@ def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
 
     assert grade_in_a_subprocess(root) == -signal.SIGKILL
     assert logged() == {"a-honest": "graded"}, "graded before the killer, recorded at once"
-    assert set(os.listdir(root)) - before <= {"autograde_log.json", "autograde_logs", "autograded"}
+    records = {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
+    assert set(os.listdir(root)) - before <= records
     assert not list(root.rglob("*.tmp")) and not list(root.rglob("autograde-job-*"))
     # Again: the killer, in flight when the run died, is graded alone first, and kills it.
     assert grade_in_a_subprocess(root) == -signal.SIGKILL
