@@ -46,6 +46,14 @@ FLAGS = [
         "detail": f"imports {SCRIPT}",
     },
     {
+        "student": "bug-power-rule",
+        "assignment": ASSIGNMENT,
+        "cell": "scalar",
+        "line": 3,
+        "rule": "runtime-process",
+        "detail": "line 3: subprocess.Popen ('true',)",
+    },
+    {
         "student": "reference",
         "assignment": "01-worked-example",
         "cell": "backward",
@@ -219,23 +227,30 @@ def test_exercise_table_follows_the_notebook(page):
 
 
 def test_flags_of_this_assignment_are_listed(page):
-    assert row_for(page, "Flagged submissions", "bug-power-rule") == [
-        "bug-power-rule",
-        "scalar",
-        "7",
-        "calls-torch-autograd",
-        "uses torch.autograd.grad in a solution cell",
+    flagged = [row for row in page.rows["Flagged submissions"] if row[0] == "bug-power-rule"]
+    assert flagged == [
+        ["bug-power-rule", "scalar", "3", "runtime-process", "line 3: subprocess.Popen ('true',)"],
+        [
+            "bug-power-rule",
+            "scalar",
+            "7",
+            "calls-torch-autograd",
+            "uses torch.autograd.grad in a solution cell",
+        ],
     ]
     assert "other-assignment-rule" not in page.visible
-    assert row_for(page, "Students", "bug-power-rule")[3] == "1"
+    # scan flags, then the runtime record's
+    assert row_for(page, "Students", "bug-power-rule")[3:5] == ["1", "1"]
+    assert row_for(page, "Students", "blank")[3:5] == ["1", "0"]
+    assert "runtime-process" in page.visible and "Rules runtime-*" in page.visible
 
 
 def test_grading_failures_use_each_students_latest_record(page):
     failed = {row[0]: row[1] for row in page.rows["Grading failures"]}
     assert failed == {"blank": "kernel-died", EVIL_STUDENT: "memory"}
-    assert row_for(page, "Students", "bug-no-grad-not-restored")[4] == "graded"
-    assert row_for(page, "Students", "late-student")[4] == "skipped"
-    assert row_for(page, "Students", "reference")[4] == "skipped"
+    assert row_for(page, "Students", "bug-no-grad-not-restored")[-1] == "graded"
+    assert row_for(page, "Students", "late-student")[-1] == "skipped"
+    assert row_for(page, "Students", "reference")[-1] == "skipped"
     assert row_for(page, "Students", EVIL_STUDENT)[1] == "—"  # in the log, not the gradebook
 
 

@@ -5,9 +5,16 @@ to grade): the blank release or the reference solution with a cheat planted in i
 ``autograde`` run grades them together with honest students; the integrity scan runs next
 to it, outside the kernels. A cheat passes the red team when it earns no more than its
 honest work deserves, or when the scan flags it (and zeroing then takes the points away);
-crashes and hangs must end with the expected status and leave the others untouched.
+crashes and hangs must end with the expected status and leave the others untouched, and no
+cheat may leave lasting harm (a changed course file, a process still running).
+
+Each cheat names the defence that stops it. Those of this branch (``PRESENT_DEFENCES``)
+must hold; a cheat whose defence is not here yet is graded all the same and its row says
+"needs <defence>" with what it got, instead of failing the red team.
 """
 
+import hashlib
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +24,7 @@ import nbformat
 from nbgrader.utils import is_grade
 
 from autograder.checks.text_table import format_columns
+from autograder.grading import redteam_cheats as code
 from autograder.grading.autograde import GradingRun, autograde, load_course
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
@@ -27,6 +35,18 @@ from autograder.grading.scores import Score, cell_scores
 
 ASSIGNMENT = "00-recipe"
 HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded alongside
+
+# What stops a cheat: "scan" (the integrity scan, then zeroing), "audit" (the runtime
+# record, then zeroing), "limits" (time, memory and process limits of the grading),
+# "checks" (nbgrader's restored cells and the check library's own strictness), "sandbox"
+# (the kernel sees no file or process of the course) and "trusted" (verdicts decided
+# outside the student's kernel). The last two come from other branches: add each here
+# when it is merged, and the red team then holds the cheats it stops to 0 undue points.
+DEFENCES = ("scan", "audit", "limits", "checks", "sandbox", "trusted")
+PRESENT_DEFENCES = frozenset({"scan", "audit", "limits", "checks", "sandbox"})
+SUBMISSION_TIMEOUT = 150  # seconds: a worker stopped by its kernel is killed after this
+# A detached process a cheat leaves running is `sleep` of this many seconds, to find it.
+DETACHED_SECONDS = f"{random.randint(10**6, 10**7)}.25"
 
 
 def in_cell(grade_id: str, before: str, after: str) -> Callable[[nbformat.NotebookNode], None]:
@@ -60,11 +80,14 @@ class Cheat:
     honest_points: float  # what the honest work alone earns
     flags: frozenset[str] = frozenset()  # rules the scan must raise
     status: str = "graded"  # how grading must end
+    defence: str = "scan"  # one of DEFENCES: what stops this cheat
+    # What lasting harm it did, from the course before the run ("" for none).
+    harm: Callable[[Path, dict[str, str]], str] | None = None
 
 
 POW_SOLVED = "derivative = exponent * self.data ** (exponent - 1)"
 
-CHEATS: tuple[Cheat, ...] = (
+FIRST_CHEATS: tuple[Cheat, ...] = (
     Cheat(
         "cheat-patch-checks",
         "rebinds check_parity and check_flags to functions that accept anything",
@@ -110,6 +133,7 @@ CHEATS: tuple[Cheat, ...] = (
             "derivative = {(1.5, 3): 6.75, (2.0, 2): 4.0, (-1.5, 2): -3.0}[(self.data, exponent)]",
         ),
         honest_points=2,  # the hidden tests' fresh draws are not in the table
+        defence="checks",
     ),
     Cheat(
         "cheat-edit-locked-tests",
@@ -118,6 +142,7 @@ CHEATS: tuple[Cheat, ...] = (
         tamper_with_tests,
         honest_points=0,
         flags=frozenset({"locked-cell-edited"}),
+        defence="checks",
     ),
     Cheat(
         "cheat-read-source-notebook",
@@ -157,6 +182,7 @@ CHEATS: tuple[Cheat, ...] = (
         in_cell("scalar", "", "while True:\n    pass"),
         honest_points=0,
         status="timeout",
+        defence="limits",
     ),
     Cheat(
         "cheat-memory-bomb",
@@ -165,6 +191,7 @@ CHEATS: tuple[Cheat, ...] = (
         in_cell("scalar", "", "hoard = []\nwhile True:\n    hoard.append(bytearray(10**8))"),
         honest_points=0,
         status="memory",
+        defence="limits",
     ),
     Cheat(
         "cheat-kernel-exit",
@@ -173,9 +200,259 @@ CHEATS: tuple[Cheat, ...] = (
         in_cell("scalar", "", "import os\nos._exit(1)"),
         honest_points=0,
         status="kernel-died",
+        defence="limits",
     ),
 )
 
+
+def wrong_power_rule() -> Callable[[nbformat.NotebookNode], None]:
+    """The reference with a wrong power rule: test_no_grad passes, 2 points honestly."""
+    return in_cell("scalar", POW_SOLVED, "derivative = 0.0")
+
+
+def with_wrong_power_rule(cheat_cell: str, source: str) -> Callable:
+    """A wrong power rule, and ``source`` appended to ``cheat_cell``."""
+
+    def edit(notebook: nbformat.NotebookNode) -> None:
+        wrong_power_rule()(notebook)
+        in_cell(cheat_cell, "", source)(notebook)
+
+    return edit
+
+
+def file_changed(relative: str) -> Callable[[Path, dict[str, str]], str]:
+    """Harm: the course file ``relative`` (under the course root) is not as it was."""
+
+    def harm(root: Path, before: dict[str, str]) -> str:
+        if file_digest(root / relative) != before.get(relative):
+            return f"{relative} was changed"
+        return ""
+
+    return harm
+
+
+def detached_alive(root: Path, before: dict[str, str]) -> str:
+    """Harm: the cheat's detached process is still running after the run."""
+    import psutil
+
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["cmdline"] == ["sleep", DETACHED_SECONDS]:
+            if process.info["status"] != psutil.STATUS_ZOMBIE:
+                process.kill()
+                return f"its detached process {process.pid} outlived the run"
+    return ""
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+
+
+def course_digests(root: Path) -> dict[str, str]:
+    """The course files a cheat could harm: its config and every submitted file."""
+    paths = [root / "nbgrader_config.py", *(root / "submitted").rglob("*")]
+    return {str(p.relative_to(root)): file_digest(p) for p in paths if p.is_file()}
+
+
+VICTIM = f"submitted/{HONEST_BUG}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+
+TORCH_CHEATS = tuple(
+    Cheat(
+        student,
+        f"the power rule by torch, reached through {story}",
+        REFERENCE,
+        in_cell("scalar", POW_SOLVED, code.torch_by(route)),
+        honest_points=2,
+        defence=defence,
+        flags=flags,
+    )
+    for (student, (story, route)), defence, flags in zip(
+        code.TORCH_ROUTES.items(),
+        ("scan", "trusted", "trusted", "trusted", "audit", "audit"),
+        (
+            frozenset(),
+            frozenset(),
+            frozenset(),
+            frozenset(),
+            frozenset({"runtime-code"}),
+            frozenset({"runtime-code"}),
+        ),
+        strict=True,
+    )
+)
+
+NEW_CHEATS: tuple[Cheat, ...] = (
+    *TORCH_CHEATS,
+    Cheat(
+        "cheat-input-transformer",
+        "an IPython input transformer turns every later check cell into `pass`",
+        BLANK,
+        in_cell("scalar", "", code.INPUT_TRANSFORMER),
+        honest_points=0,
+        defence="audit",
+        flags=frozenset({"runtime-hook"}),
+    ),
+    Cheat(
+        "cheat-exception-handler",
+        "a custom IPython exception handler silences every later failing check",
+        BLANK,
+        in_cell("scalar", "", code.EXCEPTION_HANDLER),
+        honest_points=0,
+        defence="audit",
+        flags=frozenset({"runtime-hook"}),
+    ),
+    Cheat(
+        "cheat-trace-function",
+        "a trace function replaces the checks in each later cell's globals as it starts",
+        BLANK,
+        in_cell("scalar", "", code.TRACE_FUNCTION),
+        honest_points=0,
+        defence="audit",
+        flags=frozenset({"runtime-hook"}),
+    ),
+    Cheat(
+        "cheat-globals-checks",
+        "replaces the checks through globals() under built names",
+        BLANK,
+        in_cell("scalar", "", code.GLOBALS_CHECKS),
+        honest_points=0,
+        defence="scan",
+    ),
+    Cheat(
+        "cheat-main-module",
+        "replaces the checks as attributes of __main__",
+        BLANK,
+        in_cell("scalar", "", code.MAIN_MODULE),
+        honest_points=0,
+        defence="scan",
+    ),
+    Cheat(
+        "cheat-helper-code",
+        "swaps the code of the comparison helper check_parity calls",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.HELPER_CODE),
+        honest_points=2,
+        defence="audit",
+        flags=frozenset({"runtime-hook"}),
+    ),
+    Cheat(
+        "cheat-check-defaults",
+        "changes check_parity's keyword defaults (devices it cannot use)",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.CHECK_DEFAULTS),
+        honest_points=2,
+        defence="checks",
+    ),
+    Cheat(
+        "cheat-tolerance-table",
+        "widens the comparison's tolerance table to anything",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.TOLERANCE_TABLE),
+        honest_points=2,
+        defence="trusted",
+    ),
+    Cheat(
+        "cheat-helper-swap",
+        "replaces the comparison helper through the module's dict under a built name",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.HELPER_SWAP),
+        honest_points=2,
+        defence="scan",
+    ),
+    Cheat(
+        "cheat-lying-flags",
+        "an engine whose every value and flag compares equal to anything",
+        BLANK,
+        in_cell("no_grad", "", code.LYING_FLAGS),
+        honest_points=0,
+        defence="checks",
+    ),
+    Cheat(
+        "cheat-lying-numbers",
+        "numbers that claim to equal anything",
+        BLANK,
+        in_cell("no_grad", "", code.LYING_NUMBERS),
+        honest_points=0,
+        defence="checks",
+    ),
+    Cheat(
+        "cheat-job-gradebook-trigger",
+        "plants a trigger in the job's gradebook that gives every test full marks",
+        BLANK,
+        in_cell("scalar", "", code.JOB_GRADEBOOK_TRIGGER),
+        honest_points=0,
+        defence="audit",
+        flags=frozenset({"runtime-file"}),
+    ),
+    Cheat(
+        "cheat-copy-other-submission",
+        "finds the course folder and runs another student's solution cells",
+        BLANK,
+        in_cell("scalar", "", code.COPY_OTHER_SUBMISSION),
+        honest_points=0,
+        defence="audit",
+        flags=frozenset({"runtime-file", "runtime-code"}),
+    ),
+    Cheat(
+        "cheat-read-hidden-tests",
+        "reads the hidden tests from the notebook file being graded",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.READ_HIDDEN_TESTS),
+        honest_points=2,
+        defence="trusted",
+    ),
+    Cheat(
+        "cheat-append-config",
+        "appends to the course's nbgrader_config.py (turning zeroing off for later runs)",
+        BLANK,
+        in_cell("scalar", "", code.APPEND_CONFIG),
+        honest_points=0,
+        defence="sandbox",
+        flags=frozenset({"runtime-file"}),
+        harm=file_changed("nbgrader_config.py"),
+    ),
+    Cheat(
+        "cheat-overwrite-other",
+        f"blanks {HONEST_BUG}'s submitted notebook on the course's disk",
+        BLANK,
+        in_cell("scalar", "", code.OVERWRITE_OTHER),
+        honest_points=0,
+        defence="sandbox",
+        flags=frozenset({"runtime-file"}),
+        harm=file_changed(VICTIM),
+    ),
+    Cheat(
+        "cheat-detached-process",
+        "leaves a detached process (own session, double fork, no environment) running",
+        BLANK,
+        in_cell("scalar", "", code.DETACHED_PROCESS.format(seconds=DETACHED_SECONDS)),
+        honest_points=0,
+        defence="limits",
+        flags=frozenset({"runtime-process"}),
+        harm=detached_alive,
+    ),
+    Cheat(
+        "cheat-stop-worker",
+        "stops (SIGSTOP) the grading worker that runs its kernel",
+        BLANK,
+        in_cell("scalar", "", code.STOP_WORKER),
+        honest_points=0,
+        status="timeout",
+        defence="limits",
+        flags=frozenset({"runtime-process"}),
+    ),
+    Cheat(
+        "cheat-kill-worker",
+        "kills the grading worker that runs its kernel",
+        BLANK,
+        in_cell("scalar", "", code.KILL_WORKER),
+        honest_points=0,
+        status="kernel-died",
+        defence="limits",
+        flags=frozenset({"runtime-process"}),
+    ),
+)
+
+CHEATS = (*FIRST_CHEATS, *NEW_CHEATS)
 HONEST = (REFERENCE, BLANK, HONEST_BUG)
 
 
@@ -192,6 +469,13 @@ class RedTeamRow:
     honest_points: float
     expected_flags: frozenset[str]
     expected_status: str
+    defence: str = "scan"
+    harm: str = ""  # lasting harm found after the run
+
+    @property
+    def defended(self) -> bool:
+        """Whether the defence that stops this cheat is in this branch."""
+        return self.defence in PRESENT_DEFENCES
 
     @property
     def flagged_rules(self) -> set[str]:
@@ -211,7 +495,17 @@ class RedTeamRow:
             problems.append(f"{self.score} unflagged, honest work earns {self.honest_points:g}")
         if self.zeroed.score > self.honest_points:
             problems.append(f"keeps {self.zeroed} after zeroing")
+        if self.harm:
+            problems.append(self.harm)
         return "; ".join(problems)
+
+    @property
+    def outcome(self) -> str:
+        """The table's last column: contained, not contained, or waiting for its defence."""
+        if not self.defended:
+            seen = "contained here" if not self.verdict else self.verdict
+            return f"needs {self.defence} ({seen})"
+        return "yes" if not self.verdict else "NO: " + self.verdict
 
 
 def write_submissions(submitted: Path, release_dir: Path) -> None:
@@ -265,14 +559,17 @@ def run_red_team(
     release_dir = generate_release(root, [ASSIGNMENT])
     course = load_course(root)
     write_submissions(course.submitted, release_dir)
+    before = course_digests(root)
     run = autograde(
         root,
         ASSIGNMENT,
         workers=workers,
         cell_timeout=cell_timeout,
         memory_limit_mb=memory_limit_mb,
+        submission_timeout=SUBMISSION_TIMEOUT,
         progress=False,
     )
+    harms = {c.student: c.harm(root, before) for c in CHEATS if c.harm is not None}
     db_url = course.db_url
     graded = {cheat.student: total(db_url, cheat.student) for cheat in CHEATS}
     # The scan as run by a course with c.CourseIntegrity.zero_flagged_exercises = True.
@@ -289,6 +586,8 @@ def run_red_team(
             honest_points=cheat.honest_points,
             expected_flags=cheat.flags,
             expected_status=cheat.status,
+            defence=cheat.defence,
+            harm=harms.get(cheat.student, ""),
         )
         for cheat in CHEATS
     ]
@@ -303,20 +602,28 @@ def total(db_url: str, student: str) -> Score:
 
 def format_red_team(result: RedTeamResult) -> str:
     """The red-team table: each cheat's score before and after zeroing, its flags, verdict."""
-    header = ["student", "status", "score", "after zeroing", "flagged", "contained"]
+    header = ["student", "status", "score", "after zeroing", "flagged", "defence", "contained"]
     rows = []
     for row in result.cheats:
         flagged = ", ".join(sorted(row.flagged_rules)) or "no"
-        contained = "yes" if not row.verdict else "NO: " + row.verdict
-        rows.append([row.student, row.status, str(row.score), str(row.zeroed), flagged, contained])
+        rows.append(
+            [
+                row.student,
+                row.status,
+                str(row.score),
+                str(row.zeroed),
+                flagged,
+                row.defence,
+                row.outcome,
+            ]
+        )
     statuses = {record.student: record.status for record in result.run.records}
     problems = result.honest_problems()
     for student, cells in result.honest_cells.items():
         score = Score.total(cells.values())
         unchanged = "NO" if any(p.startswith(student) for p in problems) else "unchanged"
-        rows.append(
-            [student, statuses.get(student, "missing"), str(score), str(score), "no", unchanged]
-        )
+        status = statuses.get(student, "missing")
+        rows.append([student, status, str(score), str(score), "no", "honest", unchanged])
     text = format_columns(header, rows)
     text.append("")
     text.extend(f"  {row.student}: {row.story}" for row in result.cheats)
@@ -333,5 +640,6 @@ def main(workspace: Path) -> int:
         f"\ngraded {len(result.run.records)} submissions of {ASSIGNMENT} in "
         f"{time.perf_counter() - started:.0f} s; workspace: {result.root}"
     )
-    contained = not any(row.verdict for row in result.cheats) and not result.honest_problems()
+    failed = [row for row in result.cheats if row.defended and row.verdict]
+    contained = not failed and not result.honest_problems()
     return 0 if contained else 1

@@ -24,9 +24,15 @@ from autograder.checks.seed import SEED_ENV
 from autograder.grading.autograde.classify import classify_failure, classify_graded
 from autograder.grading.autograde.job_gradebook import quiet_gradebook, read_grade_rows
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
-from autograder.grading.autograde.kernel_launch import write_kernelspec
+from autograder.grading.autograde.kernel_launch import (
+    AUDIT_HOOK_ENV,
+    AUDIT_HOOK_FILE,
+    write_kernelspec,
+)
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.autograde.sandbox import JobSandbox
+from autograder.grading.integrity.runtime_audit import RECORD_ENV
+from autograder.grading.integrity.runtime_record import RECORD_NAME, read_record
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -84,12 +90,15 @@ def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
 
 
 @contextlib.contextmanager
-def job_environment(spec: JobSpec, jupyter_dir: Path) -> Iterator[None]:
-    """The kernel's environment for this job, put back as it was afterwards."""
+def job_environment(spec: JobSpec, jupyter_dir: Path, record: Path) -> Iterator[None]:
+    """The kernel's environment for this job, put back as it was afterwards; ``record`` is
+    where its audit hook writes the runtime record."""
     saved = dict(os.environ)
     try:
         os.environ[SEED_ENV] = str(spec.seed)
         os.environ[JOB_TOKEN_ENV] = spec.token
+        os.environ[AUDIT_HOOK_ENV] = str(AUDIT_HOOK_FILE)
+        os.environ[RECORD_ENV] = str(record)
         # The job's own kernelspec (its memory limit) comes before every installed one.
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             [str(jupyter_dir), *filter(None, [saved.get("JUPYTER_PATH")])]
@@ -173,18 +182,22 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
         jupyter_dir = root / ".jupyter"
         write_kernelspec(jupyter_dir, spec.memory_limit_mb, sandbox)
         kernel_output = root / "kernel-output.txt"
-        with job_environment(spec, jupyter_dir), captured_output(kernel_output):
+        record = (sandbox.runtime if sandbox else root) / RECORD_NAME
+        with job_environment(spec, jupyter_dir, record), captured_output(kernel_output):
             saved, log = run_converter(spec, root, sandbox)
         output = log + kernel_output.read_text(errors="replace")
+        runtime = read_record(record)
         autograded = root / "autograded" / spec.student / spec.assignment
         if not saved:
             status, message = classify_failure(1, output)
-            return JobOutcome(status, message, time.perf_counter() - started, None, {}, output)
+            seconds = time.perf_counter() - started
+            return JobOutcome(status, message, seconds, None, {}, output, runtime)
         status, message = classify_graded(autograded)
         db_url = f"sqlite:///{root / 'gradebook.db'}"
         grades = read_grade_rows(db_url, spec.assignment, spec.student)
         files = read_files(autograded)
-        return JobOutcome(status, message, time.perf_counter() - started, grades, files, output)
+        seconds = time.perf_counter() - started
+        return JobOutcome(status, message, seconds, grades, files, output, runtime)
     finally:
         if sandbox is not None:
             sandbox.close()

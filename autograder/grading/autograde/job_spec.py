@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from autograder.grading.autograde.sandbox import SandboxOptions
+from autograder.grading.integrity.runtime_record import RuntimeRecord
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,4 @@ class JobOutcome:
     grades: GradeRows | None  # None: nbgrader saved no grades
     autograded: dict[str, bytes]  # autograded/STUDENT/ASSIGNMENT/..., relative paths
     output: str  # nbgrader's log, its traceback if it failed, and the kernel's stderr
+    runtime: RuntimeRecord | None = None  # the kernel's runtime record (None: none read)

@@ -11,6 +11,7 @@ from autograder.grading.autograde.job_spec import GradeRows, JobSpec
 from autograder.grading.autograde.sandbox import SandboxOptions
 from autograder.grading.autograde.worker_pool import WorkerDied, Workers, WorkerStartFailed
 from autograder.grading.course_root import Course
+from autograder.grading.integrity.runtime_record import RECORD_NAME, RuntimeRecord, read_record
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class JobResult:
     grades: GradeRows | None  # None: nbgrader saved no grades
     autograded: dict[str, bytes]
     output: str
+    runtime: RuntimeRecord | None = None  # what the student's code did (audit hook)
 
     @property
     def grades_saved(self) -> bool:
@@ -64,18 +66,53 @@ def folder_files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+@dataclass(frozen=True)
+class RunFiles:
+    """The source and every submission of a run, read before any job starts: a kernel that
+    overwrites another student's submission (or the source) on disk changes nothing this
+    run grades."""
+
+    source: dict[str, bytes]
+    submissions: dict[str, dict[str, bytes]]
+
+    @classmethod
+    def read(cls, course: Course, assignment: str, students: list[str]) -> "RunFiles":
+        """Read them now."""
+        submissions = {}
+        for student in students:
+            try:
+                submissions[student] = folder_files(course.submitted / student / assignment)
+            except OSError:  # that student's job reports it (build_spec), the others go on
+                continue
+        return cls(folder_files(course.source / assignment), submissions)
+
+
 def build_spec(
-    course: Course, job: Job, config: dict, snapshot: Path, threads: int | None
+    course: Course,
+    job: Job,
+    config: dict,
+    snapshot: Path,
+    threads: int | None,
+    files: "RunFiles | None" = None,
 ) -> JobSpec:
-    """The job as plain data: the source and submission files, a private gradebook, limits."""
+    """The job as plain data: the source and submission files, a private gradebook, limits.
+
+    ``files``: the run's files as read when it started (else read now from the course)."""
+    if files is not None:
+        if job.student not in files.submissions:
+            raise OSError(f"the submission of {job.student} could not be read")
+        source, submission = files.source, files.submissions[job.student]
+    else:
+        source = folder_files(course.source / job.assignment)
+        submission = folder_files(course.submitted / job.student / job.assignment)
     return JobSpec(
         student=job.student,
         assignment=job.assignment,
         seed=job.seed,
         token=job.token,
         config=config,
-        source=folder_files(course.source / job.assignment),
-        submission=folder_files(course.submitted / job.student / job.assignment),
+        source=source,
+        submission=submission,
         gradebook=job_gradebook_bytes(course, snapshot, job.assignment, job.student),
         cell_timeout=job.cell_timeout,
         memory_limit_mb=job.memory_limit_mb,
@@ -85,9 +122,28 @@ def build_spec(
     )
 
 
-def failed(job: Job, status: str, message: str, seconds: float, output: str = "") -> JobResult:
+def failed(
+    job: Job,
+    status: str,
+    message: str,
+    seconds: float,
+    output: str = "",
+    runtime: RuntimeRecord | None = None,
+) -> JobResult:
     """A job that saved no grades."""
-    return JobResult(job, status, message, seconds, None, {}, output)
+    return JobResult(job, status, message, seconds, None, {}, output, runtime)
+
+
+def salvaged_record(scratch: Path | None, student: str) -> RuntimeRecord | None:
+    """The runtime record a killed worker left in the job's folder (under the run's scratch
+    folder, removed at the end of the run), or None when there is none."""
+    if scratch is None:
+        return None
+    folders = [p.parent.parent for p in scratch.glob(f"autograde-job-*/submitted/{student}")]
+    records = [f / RECORD_NAME for f in folders if (f / RECORD_NAME).is_file()]
+    if not records:
+        return None
+    return read_record(max(records, key=lambda path: path.stat().st_mtime))
 
 
 def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
@@ -101,7 +157,9 @@ def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
         except TimeoutError:
             worker.kill()
             message = f"killed after the submission time limit of {job.submission_timeout:g} s"
-            return failed(job, "timeout", message, time.perf_counter() - worker.started)
+            seconds = time.perf_counter() - worker.started
+            record = salvaged_record(worker.scratch, job.student)
+            return failed(job, "timeout", message, seconds, runtime=record)
         except WorkerStartFailed as error:
             worker.kill()
             message = "could not start a grading worker; no cell was graded"
@@ -110,7 +168,8 @@ def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
             worker.kill()
             message = "the grading worker died while running the notebook; no cell was graded"
             seconds = time.perf_counter() - worker.started
-            return failed(job, "kernel-died", message, seconds, str(death))
+            record = salvaged_record(worker.scratch, job.student)
+            return failed(job, "kernel-died", message, seconds, str(death), record)
         worker.finish_job()
         return JobResult(
             job,
@@ -120,6 +179,7 @@ def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
             outcome.grades,
             outcome.autograded,
             outcome.output,
+            outcome.runtime,
         )
     finally:
         workers.idle.put(worker)

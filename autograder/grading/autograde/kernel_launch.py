@@ -15,11 +15,16 @@ from pathlib import Path
 from autograder.grading.autograde.sandbox import JobSandbox
 
 KERNEL_NAME = "python3"
+# The runtime record's audit hook, loaded by its file (see runtime_audit): the kernel must not
+# import the grader's packages. Named to the kernel through this variable, which it removes.
+AUDIT_HOOK_ENV = "AUTOGRADER_AUDIT_HOOK"
+AUDIT_HOOK_FILE = Path(__file__).resolve().parents[1] / "integrity" / "runtime_audit.py"
 
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
 # the process-count limit (argv[2], 0 for none), then PR_SET_PDEATHSIG so a killed worker
 # takes its kernel along, then ipykernel itself. SIGINT raises KeyboardInterrupt again
-# (ignored by the sandbox's launcher, inherited through bwrap).
+# (ignored by the sandbox's launcher, inherited through bwrap). The runtime record's
+# audit hook goes in last, before any notebook code (it cannot be removed).
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # the sandbox's launcher ignores it
@@ -32,6 +37,13 @@ try:
     ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
 except (AttributeError, OSError):
     pass
+import importlib.util, os
+if os.environ.get("AUTOGRADER_AUDIT_HOOK"):
+    hook = os.environ.pop("AUTOGRADER_AUDIT_HOOK")
+    spec = importlib.util.spec_from_file_location("_runtime_audit", hook)
+    audit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(audit)
+    audit.install_from_environment()
 sys.argv = ["ipykernel_launcher", *sys.argv[3:]]
 runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 """

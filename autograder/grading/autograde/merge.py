@@ -5,6 +5,7 @@ this, so the course gradebook has one writer; each result is recorded once."""
 import datetime as dt
 import shutil
 
+import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
@@ -14,6 +15,11 @@ from autograder.grading.autograde.job_spec import GradeRows
 from autograder.grading.autograde.jobs import JobResult
 from autograder.grading.autograde.log import GradingRecord, utc_now
 from autograder.grading.course_root import Course
+from autograder.grading.integrity.flags import Flag
+from autograder.grading.integrity.record import record_runtime_flags
+from autograder.grading.integrity.runtime_record import in_run_order, runtime_flags
+from autograder.grading.integrity.scan import default_release
+from autograder.grading.repo_paths import notebook_path
 
 OUTPUT_LOGS = "autograde_logs"  # full nbgrader output of each job: root/autograde_logs/A/S.txt
 
@@ -81,6 +87,38 @@ def keep_output(course: Course, result: JobResult) -> None:
     (folder / f"{result.job.student}.txt").write_text(result.output)
 
 
+def release_notebook(course: Course, assignment: str) -> nbformat.NotebookNode | None:
+    """What the students were given: the course's release, else this repository's."""
+    path = notebook_path(course.release, assignment)
+    if not path.is_file():
+        path = default_release(assignment)
+    return nbformat.read(path, as_version=4) if path else None
+
+
+def job_runtime_flags(course: Course, result: JobResult) -> list[Flag]:
+    """The runtime record's flags of a finished job, charged to the autograded notebook's
+    student cells; when nbgrader saved none (a dead or killed kernel), to the submitted
+    notebook's, counted in the order nbclient runs them."""
+    job = result.job
+    if result.runtime is None:
+        return []
+    release = release_notebook(course, job.assignment)
+    notebooks = [
+        (nbformat.reads(data.decode(), as_version=4), True)
+        for name, data in sorted(result.autograded.items())
+        if name.endswith(".ipynb") and "/" not in name
+    ]
+    if not notebooks:
+        submitted = sorted((course.submitted / job.student / job.assignment).glob("*.ipynb"))
+        notebooks = [(in_run_order(nbformat.read(path, as_version=4)), False) for path in submitted]
+    flags = []
+    for notebook, complete in notebooks:
+        flags += runtime_flags(
+            result.runtime, notebook, release, job.student, job.assignment, complete
+        )
+    return flags
+
+
 def finish_job(course: Course, result: JobResult) -> GradingRecord:
     """Bring one finished job into the course; its record for the log."""
     job = result.job
@@ -92,6 +130,8 @@ def finish_job(course: Course, result: JobResult) -> GradingRecord:
             record_zero_grades(course, job.assignment, job.student)
         install_autograded(course, result)
         keep_output(course, result)
+        flags = job_runtime_flags(course, result)
+        record_runtime_flags(course.root, job.assignment, job.student, flags)
     except Exception as error:  # one broken job must not stop the run
         status, message = "error", f"could not record the grades: {error!r}"
     return GradingRecord(

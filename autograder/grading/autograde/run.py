@@ -12,15 +12,24 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
+from autograder.grading.autograde import in_flight
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
 from autograder.grading.autograde.job_spec import JobSpec
-from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config_as_dict, run_job
+from autograder.grading.autograde.jobs import (
+    Job,
+    JobResult,
+    RunFiles,
+    build_spec,
+    config_as_dict,
+    failed,
+    run_job,
+)
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.sandbox import choose_sandbox
 from autograder.grading.autograde.status_line import Progress
-from autograder.grading.autograde.worker_pool import Workers
+from autograder.grading.autograde.worker_pool import OrphanSweeper, Workers
 from autograder.grading.course_root import check_gradable, load_course
 
 DEFAULT_MEMORY_LIMIT_MB = 4096
@@ -30,6 +39,11 @@ DEFAULT_MEMORY_LIMIT_MB = 4096
 DEFAULT_SUBMISSION_TIMEOUT = 1800.0
 # Where graded test cells run: the student's kernel (nbgrader's way) or a trusted one.
 VERDICTS = ("kernel", "trusted")
+GAVE_UP = (
+    "the grading process died twice while grading this submission, alone the second time "
+    "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
+    "--student regrades it"
+)
 
 
 def autograde(
@@ -76,6 +90,7 @@ def autograde(
     try:
         snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
         config = config_as_dict(course)
+        files = RunFiles.read(course, assignment, to_grade)
         threads = threads_per_job(workers)
         jobs = [
             Job(
@@ -93,18 +108,42 @@ def autograde(
             for student in to_grade
         ]
 
+        died_on = {s: in_flight.deaths(course, assignment, s) for s in to_grade}
+
         def record(result: JobResult) -> None:
             graded = replace(finish_job(course, result), sandbox=sandbox_label)
             append_log(course.root, [graded])
+            in_flight.clear(course, assignment, result.job.student)
             run.records.append(graded)
             bar.update(graded)
 
         bar.show()
 
         def describe(job: Job) -> JobSpec:
-            return build_spec(course, job, config, snapshot, threads)
+            spec = build_spec(course, job, config, snapshot, threads, files)
+            in_flight.mark(course, assignment, job.student)
+            return spec
 
-        run_pool(jobs, workers, describe, record, scratch=jobs_root)
+        # Jobs in flight when an earlier run died: alone first, and not a third time.
+        given_up = [
+            job
+            for job in jobs
+            if students is None and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
+        ]
+        for job in given_up:
+            record(failed(job, "error", GAVE_UP, 0.0))
+        suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
+        others = [j for j in jobs if j not in given_up and not died_on[j.student]]
+        try:
+            if suspects:
+                run_pool(suspects, 1, describe, record, scratch=jobs_root)
+            run_pool(others, workers, describe, record, scratch=jobs_root)
+        except KeyboardInterrupt:  # the user's, not a kernel's doing: not a death
+            recorded = {r.student for r in run.records}
+            for student, count in died_on.items():
+                if student not in recorded:
+                    in_flight.restore(course, assignment, student, count)
+            raise
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
@@ -132,6 +171,7 @@ def run_pool(
     run the workers are stopped.
     """
     pool_workers = Workers(workers, scratch)
+    sweeper = OrphanSweeper(pool_workers)
     pending = list(reversed(jobs))
     active: dict[Future, Job] = {}
     first_deaths: dict[str, JobResult] = {}
@@ -162,11 +202,13 @@ def run_pool(
                         pending.append(job)
                         continue
                     record(after_retry(result, first_deaths.get(job.token)))
+                sweeper.sweep()
         except BaseException:
             pool_workers.kill_all()
             raise
         finally:
             pool_workers.stop_all()
+            sweeper.close()
 
 
 def after_retry(result: JobResult, first: JobResult | None) -> JobResult:

@@ -266,6 +266,8 @@ class JobSandbox:
         # Except the student's side of the trusted-verdict channel, which it must import.
         options_list += ro_bind(package / "grading" / "__init__.py")
         options_list += ro_bind(package / "grading" / "verdicts")
+        # And the runtime record's audit hook, which the kernel's launcher loads by its path.
+        options_list += ro_bind(package / "grading" / "integrity" / "runtime_audit.py")
         stubs = (root / "stubs").resolve()
         for name in options.hide_packages:
             location = package_location(name)

@@ -30,6 +30,11 @@ def main(scratch: str | None = None) -> None:
     from autograder.grading.autograde import wire
     from autograder.grading.autograde.grade_job import grade_job
     from autograder.grading.autograde.job_spec import JobOutcome
+    from autograder.grading.autograde.processes import kill_descendants, set_subreaper
+
+    # Whatever a job's kernel starts stays this worker's descendant, even detached with a
+    # cleared environment; all of it is killed before the job's outcome is sent.
+    set_subreaper()
 
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -47,6 +52,7 @@ def main(scratch: str | None = None) -> None:
             text = traceback.format_exc()
             message = f"the grading worker failed: {text.strip().splitlines()[-1]}"
             outcome = JobOutcome("error", message, seconds, None, {}, text)
+        kill_descendants()
         wire.send(answers, outcome)
 
 

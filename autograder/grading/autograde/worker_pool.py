@@ -12,13 +12,23 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
+
 from autograder.grading.autograde import wire
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
-from autograder.grading.autograde.processes import kill_job_processes
+from autograder.grading.autograde.processes import (
+    is_subreaper,
+    kill_descendants,
+    kill_job_processes,
+    set_subreaper,
+)
 from autograder.grading.autograde.worker import BOOTSTRAP
 from autograder.grading.nbgrader_workspace import grading_environment
 
 STARTUP_TIMEOUT = 300.0  # seconds for a worker to import nbgrader, on a loaded machine
+# Held while a worker is being started and while orphans are swept, so that a worker just
+# forked (not yet known to its WorkerProcess) is never taken for an orphan.
+SPAWN_LOCK = threading.Lock()
 
 
 class WorkerDied(RuntimeError):
@@ -39,18 +49,21 @@ class WorkerProcess:
         self._stderr = None  # the worker's own stderr (start-up errors), a temp file
         self._lock = threading.Lock()
         self.started = 0.0  # when the current job was sent (after any start-up)
+        self.launched: subprocess.Popen | None = None  # the worker process, from its start
 
     def _start(self) -> subprocess.Popen:
         """A fresh worker, once it has imported nbgrader (not counted against a job)."""
         self._stderr = tempfile.TemporaryFile()
-        process = subprocess.Popen(
-            [sys.executable, "-c", BOOTSTRAP, *([str(self.scratch)] if self.scratch else [])],
-            env=grading_environment(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            start_new_session=True,  # its own process group, killed as one
-        )
+        with SPAWN_LOCK:
+            process = subprocess.Popen(
+                [sys.executable, "-c", BOOTSTRAP, *([str(self.scratch)] if self.scratch else [])],
+                env=grading_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,  # its own process group, killed as one
+            )
+            self.launched = process
         try:
             if wire.receive(process.stdout.fileno(), STARTUP_TIMEOUT) != wire.READY:
                 raise wire.WorkerGone
@@ -138,3 +151,30 @@ class Workers:
         """End every worker after the run."""
         for worker in self.all:
             worker.stop()
+
+
+class OrphanSweeper:
+    """During a run this process is a child subreaper: what a killed worker's jobs left
+    running (detached, environment cleared) comes back to it as its child, and ``sweep``
+    kills it. Children it had before the run, and the workers, are left alone."""
+
+    def __init__(self, workers: Workers) -> None:
+        self.workers = workers
+        self.before = {child.pid for child in psutil.Process().children()}
+        self.was_subreaper = is_subreaper()
+        set_subreaper(True)
+
+    def _keep(self, pid: int) -> bool:
+        if pid in self.before:
+            return True
+        return any(w.launched is not None and w.launched.pid == pid for w in self.workers.all)
+
+    def sweep(self) -> int:
+        """Kill every orphan now; how many processes were killed."""
+        with SPAWN_LOCK:
+            return kill_descendants(self._keep)
+
+    def close(self) -> None:
+        """A last sweep, and this process's subreaper setting put back."""
+        self.sweep()
+        set_subreaper(self.was_subreaper)

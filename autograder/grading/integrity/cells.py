@@ -55,6 +55,7 @@ class StudentCell:
     source: str
     given: str | None  # the release's version of this cell, when there is one
     solution: bool  # an nbgrader solution cell, not one the student added
+    position: int = 0  # 1-based position in the notebook (the runtime record's cells)
 
 
 def added_cell_label(position: int, exercise: str | None) -> str:
@@ -88,10 +89,10 @@ def student_cells(
         given = by_grade_id.get(name) if name else None
         if release is not None and given is not None:
             if not is_locked(given):
-                cells.append(StudentCell(name, cell.source, given.source, True))
+                cells.append(StudentCell(name, cell.source, given.source, True, position))
         elif release is None and name:
             if not is_locked(cell):
-                cells.append(StudentCell(name, cell.source, None, True))
+                cells.append(StudentCell(name, cell.source, None, True, position))
         else:  # no metadata, or a grade_id the release does not know
             original = by_id.get(cell.get("id"))
             if cell.source in given_sources and (
@@ -100,7 +101,7 @@ def student_cells(
                 continue  # a demonstration cell of the course, as given
             earlier = original.source if original is not None and not grade_id(original) else None
             label = added_cell_label(position, exercise)
-            cells.append(StudentCell(label, cell.source, earlier, False))
+            cells.append(StudentCell(label, cell.source, earlier, False, position))
         if is_solution(cell) and name:
             exercise = name
     return cells

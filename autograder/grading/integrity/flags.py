@@ -4,6 +4,7 @@ Kept apart from the scanning so the report and the zeroing can use flags without
 """
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,9 +32,24 @@ RULES: dict[str, str] = {
     "locked-cell-edited": "a locked cell was edited or deleted (autograde restores it; info only)",
     "syntax-error": "a cell does not parse, so it was not scanned (a typo, not cheating; info)",
     "unreadable": "the notebook file could not be read as a notebook",
+    # The runtime record: what the student's cells did while being graded (audit hooks).
+    "runtime-autograd": "imported an autograd library while being graded",
+    "runtime-code": "ran code built at run time (exec, eval, compile) while being graded",
+    "runtime-file": "opened a file to write, or read one outside its folder, while graded",
+    "runtime-process": "started, signalled or replaced a process while being graded",
+    "runtime-hook": "installed a trace, audit or IPython hook, or rewrote a function's parts",
+    "runtime-network": "used the network while being graded",
+    "runtime-ctypes": "loaded or called C code through ctypes while being graded",
+    "runtime-record": "the runtime record was cut, forged or flooded (only its code could)",
+    "runtime-import": "imported a module outside the standard library and NumPy (info)",
+    "runtime-hook-error": "the audit hook failed on one of its events (info)",
 }
 
-CHEATING_RULES = frozenset({"autograd-import", "monkeypatch", "dynamic-code", "file-access"})
+RUNTIME_PREFIX = "runtime-"
+CHEATING_RULES = frozenset(
+    {"autograd-import", "monkeypatch", "dynamic-code", "file-access"}
+    | {rule for rule in RULES if rule.startswith(RUNTIME_PREFIX)}
+) - {"runtime-import", "runtime-hook-error"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +71,10 @@ def unique(findings: Iterable[Finding]) -> list[Finding]:
 
 def write_flags(flags: list[Flag], path: Path) -> None:
     """Save flags as a JSON list of objects, for the report and for later zeroing."""
-    path.write_text(json.dumps([asdict(flag) for flag in flags], indent=1) + "\n")
+    # Written aside, then moved over: a grader killed meanwhile leaves the old file whole.
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps([asdict(flag) for flag in flags], indent=1) + "\n")
+    os.replace(temporary, path)
 
 
 def read_flags(path: Path) -> list[Flag]:

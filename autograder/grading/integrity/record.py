@@ -2,12 +2,14 @@
 
 ``integrity.json`` in the course root holds the flags of every assignment scanned so far
 (the report reads it); scanning an assignment again replaces only that assignment's flags.
+The runtime record's flags (rules ``runtime-*``) are written there as each job is graded,
+replacing that student's earlier ones, and a scan keeps them and zeroes with them too.
 """
 
 from pathlib import Path
 
 from autograder.grading.course_root import Course
-from autograder.grading.integrity.flags import Flag, read_flags, write_flags
+from autograder.grading.integrity.flags import RUNTIME_PREFIX, Flag, read_flags, write_flags
 from autograder.grading.integrity.scan import scan_submissions
 from autograder.grading.integrity.zeroing import zero_flagged_exercises
 from autograder.grading.repo_paths import notebook_path
@@ -15,10 +17,46 @@ from autograder.grading.repo_paths import notebook_path
 FLAGS_NAME = "integrity.json"
 
 
-def record_flags(root: Path, assignment: str, flags: list[Flag]) -> Path:
-    """Replace ``assignment``'s flags in ``root/integrity.json``; other assignments' stay."""
+def stored_flags(root: Path) -> list[Flag]:
+    """Every flag in ``root/integrity.json`` ([] when there is none)."""
     path = root / FLAGS_NAME
-    kept = [f for f in read_flags(path) if f.assignment != assignment] if path.exists() else []
+    return read_flags(path) if path.exists() else []
+
+
+def runtime_flags_of(root: Path, assignment: str) -> list[Flag]:
+    """The runtime record's flags of ``assignment`` kept in ``root/integrity.json``."""
+    return [
+        f
+        for f in stored_flags(root)
+        if f.assignment == assignment and f.rule.startswith(RUNTIME_PREFIX)
+    ]
+
+
+def record_flags(root: Path, assignment: str, flags: list[Flag]) -> Path:
+    """Replace ``assignment``'s scan flags in ``root/integrity.json``; other assignments'
+    flags and the runtime record's stay."""
+    path = root / FLAGS_NAME
+    kept = [
+        f
+        for f in stored_flags(root)
+        if f.assignment != assignment or f.rule.startswith(RUNTIME_PREFIX)
+    ]
+    write_flags(kept + [f for f in flags if not f.rule.startswith(RUNTIME_PREFIX)], path)
+    return path
+
+
+def record_runtime_flags(root: Path, assignment: str, student: str, flags: list[Flag]) -> Path:
+    """Replace one student's runtime flags of ``assignment`` (written as each job finishes)."""
+    path = root / FLAGS_NAME
+    kept = [
+        f
+        for f in stored_flags(root)
+        if not (
+            f.assignment == assignment
+            and f.student == student
+            and f.rule.startswith(RUNTIME_PREFIX)
+        )
+    ]
     write_flags(kept + flags, path)
     return path
 
@@ -30,11 +68,13 @@ def scan_assignment(
 
     Submissions are compared with the course's release of the assignment (this repository's
     course/ when the course has none); zeroing writes the gradebook at ``course.db_url``.
-    Returns the flags and the (student, assignment, test) grades set to 0.
+    Returns the flags (the scan's, then the runtime record's) and the (student, assignment,
+    test) grades set to 0.
     """
     release = course.release if (course.release / assignment).is_dir() else None
     flags = scan_submissions(course.submitted, assignment, release)
     record_flags(course.root, assignment, flags)
+    flags += runtime_flags_of(course.root, assignment)
     zeroed = []
     if zero:
         source = notebook_path(course.source, assignment)

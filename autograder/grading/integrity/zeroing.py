@@ -17,7 +17,10 @@ from autograder.grading.integrity.flags import CHEATING_RULES, Flag
 # Code that patches names, runs other code or reads files changes what every later cell
 # does (a patched check passes every test after it), so these flags reach later exercises
 # too; an autograd import only answers its own exercise (later uses are flagged themselves).
-REACHES_LATER_CELLS = frozenset({"monkeypatch", "dynamic-code", "file-access"})
+REACHES_LATER_CELLS = frozenset(
+    {"monkeypatch", "dynamic-code", "file-access"}
+    | (CHEATING_RULES - {"autograd-import", "runtime-autograd"})
+)
 
 
 class CourseIntegrity(Configurable):

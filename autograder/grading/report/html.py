@@ -92,13 +92,19 @@ def grading_rows(report: AssignmentReport) -> list[list[object]]:
     ]
 
 
+def is_runtime(rule: str) -> bool:
+    """A flag of the runtime record (what the code did while graded), not of the scan."""
+    return rule.startswith("runtime-")
+
+
 def student_rows(report: AssignmentReport) -> list[list[object]]:
     """One row per student in the gradebook, the log or the flags."""
     scores = {s.student: s for s in report.submissions}
     statuses = {r.student: r.status for r in report.log or []}
-    flags = Counter(f.student for f in report.flags or [])
+    flags = Counter(f.student for f in report.flags or [] if not is_runtime(f.rule))
+    runtime = Counter(f.student for f in report.flags or [] if is_runtime(f.rule))
     rows = []
-    for student in sorted(set(scores) | set(statuses) | set(flags)):
+    for student in sorted(set(scores) | set(statuses) | set(flags) | set(runtime)):
         graded = scores.get(student)
         status = statuses.get(student, "no log entry" if report.log is not None else "—")
         rows.append(
@@ -107,6 +113,7 @@ def student_rows(report: AssignmentReport) -> list[list[object]]:
                 graded.score if graded else NOT_GRADED,
                 graded.max_score if graded else NOT_GRADED,
                 flags.get(student, 0),
+                runtime.get(student, 0),
                 status,
             ]
         )

@@ -1,0 +1,335 @@
+"""The grading kernel's runtime record: an audit hook (``sys.addaudithook``) installed before
+ipykernel starts, writing what the notebook's cells did to an append-only file in the job
+folder, one JSON object a line.
+
+The kernel launcher loads this file by its path (``install`` before ``ipykernel``), not as a
+package module, so the kernel imports nothing of the grader: stdlib only here. The grader
+reads the record back (``runtime_record``) and turns it into flags.
+
+Each event names the cell whose code caused it: the innermost frame whose code was
+compiled from a notebook cell (IPython compiles each cell under a file name of its own,
+seen here in the ``compile`` event while that cell's execution count is current). So a
+function a solution cell defined and a test cell later called is charged to the solution
+cell, and the check library's own imports and opens (called from a test cell) are charged
+to the test cell, which the grader then ignores as the instructor's code.
+
+A second line, not a wall: the hook cannot be removed and refuses every reopening or
+truncation of the record, but the student's code shares the process and could still write
+forged lines to the record's file descriptor, close it (the record then stops early: the
+grader sees cells missing from it and flags that), or corrupt the hook's state through
+ctypes (recorded as a ctypes event first). The sandbox and the trusted verdicts are the
+walls; this record is evidence.
+"""
+
+import json
+import os
+import sys
+import threading
+
+RECORD_ENV = "AUTOGRADER_AUDIT_RECORD"  # where the kernel writes its record (the job folder)
+DETAILS_PER_KEY = 5  # events written in full per (cell, kind); the rest are only counted
+
+PROCESS_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.system",
+        "os.fork",
+        "os.forkpty",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.kill",
+        "os.killpg",
+        "pty.spawn",
+    }
+)
+HOOK_EVENTS = frozenset(
+    {"sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._getframe", "sys._current_frames"}
+)
+SEARCH_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo"})
+# Function attributes that change what an already defined function does.
+FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__"})
+# Modules whose own code generates code with exec (dataclass __init__, namedtuple...).
+CODE_GENERATORS = ("dataclasses", "collections", "typing", "enum", "functools", "string")
+CELL_PREFIXES = ("<ipython-input-",)
+
+
+def _is_cell_file(name: str) -> bool:
+    """A file name IPython or ipykernel gives to a cell's code."""
+    return name.startswith(CELL_PREFIXES) or (
+        "/ipykernel_" in name and name.endswith(".py") and "site-packages" not in name
+    )
+
+
+class Recorder:
+    """The hook's state: cell file names, counts, the record's file descriptor."""
+
+    def __init__(self, fd: int, path: str, folder: str) -> None:
+        self.fd = fd
+        self.path = os.path.realpath(path)
+        self.folder = folder  # the notebook's folder: reading inside it is expected
+        self.cells: dict[str, int] = {}  # cell file name -> execution count
+        self.counts: dict[str, int] = {}  # "cell kind" -> events seen
+        self.busy: set[int] = set()  # threads inside the hook (its own calls raise events)
+        self.shell_state: tuple | None = None
+        self.current = 0  # execution count of the cell running now
+        self.stdlib = sys.stdlib_module_names
+        self.prefixes = tuple(
+            {os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+        )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(self, entry: dict) -> None:
+        try:
+            os.write(self.fd, (json.dumps(entry, default=repr) + "\n").encode())
+        except OSError:  # the student closed it: the grader sees the record stop early
+            pass
+
+    def event(self, kind: str, detail: str, frame) -> None:
+        """Count one event of ``kind`` charged to ``frame``'s cell; write the first few."""
+        cell = self.cells.get(frame.f_code.co_filename, 0)
+        key = f"{cell} {kind}"
+        count = self.counts[key] = self.counts.get(key, 0) + 1
+        if count <= DETAILS_PER_KEY:
+            self.write({"cell": cell, "line": frame.f_lineno, "kind": kind, "detail": detail[:300]})
+
+    # -- frames ----------------------------------------------------------------------------
+
+    def cell_frame(self, frame):
+        """The innermost frame running a notebook cell's code, or None."""
+        while frame is not None:
+            if frame.f_code.co_filename in self.cells:
+                return frame
+            frame = frame.f_back
+        return None
+
+    # -- the hook --------------------------------------------------------------------------
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if event == "open" and args and self._is_record(args[0]):
+            raise PermissionError("the grading record is not the notebook's to open")
+        if event == "os.truncate" and args and (args[0] == self.fd or self._is_record(args[0])):
+            raise PermissionError("the grading record is not the notebook's to truncate")
+        thread = threading.get_ident()
+        if thread in self.busy:
+            return
+        self.busy.add(thread)
+        try:
+            self.dispatch(event, args)
+        except Exception as error:  # the hook must never break the kernel's own work
+            self.write({"cell": self.current, "kind": "hook-error", "detail": repr(error)})
+        finally:
+            self.busy.discard(thread)
+
+    def _is_record(self, path) -> bool:
+        try:
+            return (
+                isinstance(path, (str, bytes, os.PathLike))
+                and os.path.realpath(os.fsdecode(path)) == self.path
+            )
+        except (TypeError, ValueError):
+            return False
+
+    def dispatch(self, event: str, args: tuple) -> None:
+        if event == "compile" and len(args) > 1 and isinstance(args[1], str):
+            if _is_cell_file(args[1]) and args[1] not in self.cells:
+                self.new_cell(args[1])
+                return
+        interesting = (
+            event in ("import", "exec", "compile", "open", "sqlite3.connect", "os.truncate")
+            or event in PROCESS_EVENTS
+            or event in HOOK_EVENTS
+            or event in SEARCH_EVENTS
+            or event in NETWORK_EVENTS
+            or event == "object.__setattr__"
+            or event.startswith(("os.exec", "os.spawn", "ctypes.", "os.posix_spawn"))
+        )
+        if not interesting:
+            return
+        caller = sys._getframe(2)  # the Python frame that raised the event (0: here)
+        frame = self.cell_frame(caller)
+        if frame is None:
+            return
+        direct = caller is frame  # the cell's own code called the audited function
+        found = self.classify(event, args, caller, direct)
+        if found is not None:
+            self.event(found[0], found[1], frame)
+
+    def classify(self, event: str, args: tuple, caller, direct: bool) -> tuple[str, str] | None:
+        """(kind, detail) for an event worth recording, None for the kernel's routine work."""
+        if event == "import":
+            name = str(args[0])
+            top = name.partition(".")[0]
+            if top in self.stdlib or top in ("numpy", "_distutils_hack"):
+                return None
+            return "import", name
+        if event in ("exec", "compile"):
+            module = caller.f_globals.get("__name__", "")
+            importing = "importlib._bootstrap" in caller.f_code.co_filename
+            if importing or str(module).startswith("importlib"):
+                return None  # an import running a module's code
+            if not direct and _generates_code(caller):
+                return None
+            what = args[0]
+            if event == "exec":
+                code = getattr(what, "co_filename", "?")
+                return "code", f"exec of code from {code}"
+            text = what.decode(errors="replace") if isinstance(what, bytes) else str(what)
+            return "code", f"compile: {text[:120]!r}"
+        if event in ("open", "sqlite3.connect"):
+            return self.file_event(event, args, caller)
+        if event == "os.truncate":
+            return "file", f"truncate {args[0]!r}"
+        if event in PROCESS_EVENTS or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+            return "process", f"{event} {_short(args)}"
+        if event == "sys._getframe" and not direct:
+            return None  # libraries (warnings, logging) look at their callers
+        if event in HOOK_EVENTS:
+            return "hook", event
+        if event in SEARCH_EVENTS:
+            return "hook", f"{event} (finding objects to change)"
+        if event == "object.__setattr__":
+            name = args[1] if len(args) > 1 else ""
+            if not direct and _generates_code(caller):
+                return None  # a dataclass's generated __init__ given its defaults
+            if name in FUNCTION_PARTS and callable(args[0]):
+                return "hook", f"sets {getattr(args[0], '__qualname__', '?')}.{name}"
+            return None
+        if event in NETWORK_EVENTS:
+            return "network", f"{event} {_short(args)}"
+        if event.startswith("ctypes."):
+            return "ctypes", f"{event} {_short(args)}"
+        return None
+
+    def file_event(self, event: str, args: tuple, caller) -> tuple[str, str] | None:
+        """Opens for writing anywhere, and reads outside the notebook's folder and Python."""
+        if "importlib._bootstrap" in caller.f_code.co_filename:
+            return None
+        path = args[0] if args else None
+        if isinstance(path, int) or path is None:
+            return None  # an already open descriptor
+        try:
+            name = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return "file", f"{event} {path!r}"
+        mode = str(args[1]) if len(args) > 1 and args[1] is not None else "r"
+        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+        writing = (
+            event == "sqlite3.connect"
+            or any(c in mode for c in "wax+")
+            or bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC))
+        )
+        if writing:
+            return "file", f"opens {name} to write"
+        inside = name == self.folder or name.startswith(self.folder + os.sep)
+        if inside or name.startswith(self.prefixes) or name in ("/dev/null", "/dev/urandom"):
+            return None
+        return "file", f"reads {name}"
+
+    def new_cell(self, filename: str) -> None:
+        """A cell is about to run: remember its file, note IPython hooks changed meanwhile."""
+        self.current = _cell_number(filename)
+        self.cells[filename] = self.current
+        self.write({"cell": self.current, "kind": "cell", "counts": self.counts})
+        state = _shell_state()
+        if self.shell_state is None:
+            self.shell_state = state
+        elif state != self.shell_state:
+            changed = [
+                n for n, a, b in zip(STATE_NAMES, self.shell_state, state, strict=False) if a != b
+            ]
+            self.shell_state = state
+            # Charged to the cell that ran before this one: it made the change.
+            self.write(
+                {
+                    "cell": self.previous_cell(),
+                    "line": 0,
+                    "kind": "hook",
+                    "detail": "changed IPython's " + ", ".join(changed),
+                }
+            )
+
+    def previous_cell(self) -> int:
+        earlier = [n for n in self.cells.values() if n < self.current]
+        return max(earlier) if earlier else 0
+
+
+STATE_NAMES = (
+    "input transformers",
+    "AST transformers",
+    "custom exception handler",
+    "event callbacks",
+    "sys.excepthook",
+    "display hook",
+    "trace function",
+)
+
+
+def _shell():
+    module = sys.modules.get("IPython.core.interactiveshell")
+    return getattr(getattr(module, "InteractiveShell", None), "_instance", None)
+
+
+def _cell_number(filename: str) -> int:
+    """The execution count (In [N]) IPython gave the cell compiled under ``filename``: its
+    compiler names the cell before compiling it; the shell's count is already one on."""
+    shell = _shell()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", {})
+    number = names.get(filename) if isinstance(names, dict) else None
+    if type(number) is int:
+        return number
+    count = getattr(shell, "execution_count", 1)
+    return count - 1 if type(count) is int else 0
+
+
+def _shell_state() -> tuple:
+    """What of IPython decides how later cells run, as comparable values."""
+    shell = _shell()
+    if shell is None:
+        return ()
+    callbacks = getattr(getattr(shell, "events", None), "callbacks", {}) or {}
+    # set_custom_exc puts a handler on the instance; the class's default is a method.
+    custom_handler = getattr(shell, "__dict__", {}).get("CustomTB")
+    manager = getattr(shell, "input_transformer_manager", None)
+    transformers = [
+        *(getattr(shell, "input_transformers_post", []) or []),
+        *(getattr(manager, "cleanup_transforms", []) or []),
+        *(getattr(manager, "line_transforms", []) or []),
+        *(getattr(manager, "token_transformers", []) or []),
+    ]
+    return (
+        tuple(map(id, transformers)),
+        tuple(map(id, getattr(shell, "ast_transformers", []) or [])),
+        (tuple(map(id, getattr(shell, "custom_exceptions", ()) or ())), id(custom_handler)),
+        tuple((name, tuple(map(id, found))) for name, found in sorted(callbacks.items())),
+        id(sys.excepthook),
+        id(sys.displayhook),
+        id(sys.gettrace()),
+    )
+
+
+def _generates_code(frame) -> bool:
+    """Whether ``frame`` runs in a standard module that makes functions from strings."""
+    module = frame.f_globals.get("__name__", "")
+    return isinstance(module, str) and module.partition(".")[0] in CODE_GENERATORS
+
+
+def _short(args: tuple) -> str:
+    return repr(args)[:200]
+
+
+def install(path: str, folder: str | None = None) -> None:
+    """Open the record (append-only) and install the hook; call before any notebook code."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    recorder = Recorder(fd, path, os.path.realpath(folder or os.getcwd()))
+    recorder.write({"cell": 0, "kind": "start", "pid": os.getpid()})
+    sys.addaudithook(recorder)
+
+
+def install_from_environment() -> None:
+    """``install`` at the path named by ``RECORD_ENV`` (taken out of the environment, so
+    the notebook's processes do not inherit it); nothing when it is not set."""
+    path = os.environ.pop(RECORD_ENV, None)
+    if path:
+        install(path)

@@ -1,0 +1,219 @@
+"""The red team's newer cheats (issue 13): reaching torch by routes the scan cannot read,
+changing how later cells run, replacing a check by other paths than its module attribute,
+lying objects, and reaching outside the kernel. Code only: ``redteam`` grades them.
+
+Each is typed into one cell of 00-recipe as a determined student would; the ones that need
+the course's folder find it the way a kernel can (its job's environment names it).
+"""
+
+# The power rule's derivative computed by torch, ``T`` being torch however it was reached.
+TORCH_POW = (
+    "base = T.tensor(self.data, dtype=T.float64, requires_grad=True)\n"
+    "        derivative = T.autograd.grad(base**exponent, base)[0].item()"
+)
+
+
+def torch_by(route: str) -> str:
+    """The power rule's line replaced by ``route`` (lines that bind ``T``), then TORCH_POW."""
+    return "\n        ".join([*route.splitlines(), TORCH_POW])
+
+
+TORCH_ROUTES = {
+    "cheat-torch-built-name": ("a module name built at run time", 'T = __import__("to" + "rch")'),
+    "cheat-torch-builtins-table": (
+        "__import__ taken from the builtins table by a built name",
+        'import builtins\nT = vars(builtins)["__imp" + "ort__"]("tor" + "ch")',
+    ),
+    "cheat-torch-sys-modules": (
+        "torch taken from sys.modules, where the checks put it",
+        'import sys\nT = sys.modules["tor" + "ch"]',
+    ),
+    "cheat-torch-notebook-globals": (
+        "torch taken from the notebook's globals, where the setup cell put it",
+        'T = globals()["tor" + "ch"]',
+    ),
+    "cheat-torch-compiled-string": (
+        "torch reached through eval of a built string",
+        'T = eval("tor" + "ch")',
+    ),
+    "cheat-torch-exec-alias": (
+        "an import run by exec under another name",
+        "import builtins\nrun, space = getattr(builtins, 'ex' + 'ec'), {}\n"
+        "run('import tor' + 'ch as T', space)\nT = space['T']",
+    ),
+}
+
+INPUT_TRANSFORMER = """\
+def skip_checks(lines):
+    return ["pass\\n"] if any("check_" in line for line in lines) else lines
+
+
+get_ipython().input_transformers_post.append(skip_checks)"""
+
+EXCEPTION_HANDLER = """\
+get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)"""
+
+TRACE_FUNCTION = """\
+import sys
+
+
+def tracer(frame, event, arg):
+    name = frame.f_code.co_filename
+    if "/ipykernel_" in name or "<ipython-input" in name:
+        # The next cell's frame: its globals are the notebook's, once for all cells.
+        for check in ("check_parity", "check_flags"):
+            frame.f_globals[check] = lambda *args, **kwargs: None
+        sys.settrace(None)
+    return None
+
+
+sys.settrace(tracer)"""
+
+GLOBALS_CHECKS = """\
+for name in ("check_" + "parity", "check_" + "flags"):
+    globals()[name] = lambda *args, **kwargs: None"""
+
+MAIN_MODULE = """\
+import __main__
+
+for name in ("check_" + "parity", "check_" + "flags"):
+    setattr(__main__, name, lambda *args, **kwargs: None)"""
+
+HELPER_CODE = """\
+import importlib
+
+compare = importlib.import_module("autograder.checks.compare")
+compare.compare_arrays.__code__ = (lambda *args, **kwargs: None).__code__"""
+
+TOLERANCE_TABLE = """\
+from autograder.checks import compare
+
+table = vars(compare)["_FLOAT_" + "TOLERANCES"]
+for key in list(table):
+    table[key] = (1e300, 1e300)"""
+
+HELPER_SWAP = """\
+import importlib
+
+parity = importlib.import_module("autograder.checks.parity")
+vars(parity)["compare_" + "arrays"] = lambda *args, **kwargs: None"""
+
+CHECK_DEFAULTS = """\
+defaults = dict(check_parity.__kwdefaults__)
+defaults["devices"] = ["mps"]
+check_parity.__kwdefaults__ = defaults"""
+
+LYING_FLAGS = """\
+class Liar:
+    def __eq__(self, other):
+        return True
+
+    def __bool__(self):
+        return True
+
+    def __getattr__(self, name):
+        return Liar()
+
+    def __call__(self, *args, **kwargs):
+        return Liar()
+
+    __add__ = __radd__ = __mul__ = __rmul__ = __pow__ = __call__
+    __enter__ = __call__
+
+    def __exit__(self, *args):
+        return False
+
+
+Scalar = no_grad = Liar"""
+
+LYING_NUMBERS = """\
+class Number(float):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = float.__hash__
+
+
+class Scalar:
+    def __init__(self, data, requires_grad=False):
+        self.data, self.grad = Number(data), Number(0)
+        self.requires_grad, self.is_leaf = requires_grad, True
+
+    def _same(self, *args):
+        return self
+
+    __add__ = __radd__ = __mul__ = __rmul__ = __pow__ = _same
+
+    def backward(self):
+        pass"""
+
+# The course folder, as the kernel finds it: the job's token in its environment names it.
+COURSE_ROOT = """\
+import os, pathlib
+course = pathlib.Path(os.environ.get("AUTOGRADER_JOB", "").split(":")[0])"""
+
+JOB_GRADEBOOK_TRIGGER = """\
+import sqlite3
+
+book = sqlite3.connect("../../../gradebook.db")
+book.executescript(
+    "CREATE TRIGGER IF NOT EXISTS full AFTER UPDATE OF auto_score ON grade "
+    "WHEN NEW.auto_score IS NOT (SELECT max_score FROM grade_cells WHERE id = NEW.cell_id) "
+    "BEGIN UPDATE grade SET auto_score = (SELECT max_score FROM grade_cells "
+    "WHERE id = NEW.cell_id) WHERE id = NEW.id; END;"
+)
+book.commit()"""
+
+COPY_OTHER_SUBMISSION = (
+    COURSE_ROOT
+    + """
+import json
+for notebook in sorted(course.glob("submitted/*/00-recipe/00-recipe.ipynb")):
+    cells = json.loads(notebook.read_text())["cells"]
+    solved = [c for c in cells if c["metadata"].get("nbgrader", {}).get("solution")]
+    if solved and not any("NotImplementedError" in "".join(c["source"]) for c in solved):
+        for cell in solved:
+            exec("".join(cell["source"]), globals())
+        break"""
+)
+
+READ_HIDDEN_TESTS = """\
+import json, pathlib
+for cell in json.loads(pathlib.Path("00-recipe.ipynb").read_text())["cells"]:
+    if "HIDDEN" in "".join(cell["source"]):
+        print("hidden tests seen:", "".join(cell["source"])[:200])"""
+
+APPEND_CONFIG = (
+    COURSE_ROOT
+    + """
+with open(course / "nbgrader_config.py", "a") as config:
+    config.write("\\nc.CourseIntegrity.zero_flagged_exercises = False\\n")"""
+)
+
+OVERWRITE_OTHER = (
+    COURSE_ROOT
+    + """
+import json
+victim = course / "submitted" / "bug-power-rule" / "00-recipe" / "00-recipe.ipynb"
+if victim.exists():
+    notebook = json.loads(victim.read_text())
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] = ["raise NotImplementedError()"]
+    victim.write_text(json.dumps(notebook))"""
+)
+
+DETACHED_PROCESS = """\
+import os
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execve("/bin/sleep", ["sleep", "{seconds}"], {{}})
+    os._exit(0)
+os.wait()"""
+
+STOP_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)"
+KILL_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"

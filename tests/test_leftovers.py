@@ -1,0 +1,129 @@
+"""No process outlives its job, and the grader outlives a kernel that turns on its worker:
+detached processes with a cleared environment are killed, a killed worker's leftovers too,
+a stopped worker is killed by the submission time limit, honest grades are untouched."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+
+import psutil
+import pytest
+from tiny_course import hand_in, tiny_course
+
+from autograder.grading.autograde import autograde, read_log_json
+from autograder.grading.autograde.processes import is_subreaper
+from autograder.grading.scores import cell_scores
+
+pytestmark = pytest.mark.slow
+
+# Starts `sleep SECONDS` detached: its own session, a double fork, an empty environment
+# (no job token), so that only its ancestry ties it to the job.
+DETACH = """\
+import os
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execve("/bin/sleep", ["sleep", "{seconds}"], {{}})
+    os._exit(0)
+os.wait()
+"""
+KILL_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+STOP_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
+
+
+def sleepers(seconds: str) -> list[psutil.Process]:
+    """Live processes running ``sleep SECONDS``."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["cmdline"] == ["sleep", seconds]:
+            if process.info["status"] != psutil.STATUS_ZOMBIE:
+                found.append(process)
+    return found
+
+
+@pytest.fixture(scope="module")
+def rough_run(tmp_path_factory):
+    """Honest, detaching, worker-killing and worker-stopping students graded in one run."""
+    root = tiny_course(tmp_path_factory.mktemp("leftovers"))
+    marks = {name: f"{random.randint(10**6, 10**7)}.5" for name in ("detach", "killer")}
+    hand_in(root, "honest", "answer = 42")
+    hand_in(root, "detacher", DETACH.format(seconds=marks["detach"]) + "answer = 42")
+    hand_in(root, "killer", DETACH.format(seconds=marks["killer"]) + KILL_WORKER)
+    hand_in(root, "stopper", STOP_WORKER)
+    before = set(os.listdir(root))
+    run = autograde(root, "tiny", workers=2, submission_timeout=90, progress=False)
+    return root, run, marks, before
+
+
+def test_every_job_is_recorded_with_its_status(rough_run):
+    root, run, _, _ = rough_run
+    statuses = {record.student: record.status for record in run.records}
+    assert statuses == {
+        "honest": "graded",
+        "detacher": "graded",
+        "killer": "kernel-died",
+        "stopper": "timeout",
+    }
+    scores = {s: cell_scores(f"sqlite:///{root / 'gradebook.db'}", s, "tiny") for s in statuses}
+    points = {s: sum(c.score for c in cells.values()) for s, cells in scores.items()}
+    assert points == {"honest": 1, "detacher": 1, "killer": 0, "stopper": 0}
+
+
+def test_detached_processes_are_gone_after_the_job(rough_run):
+    _, _, marks, _ = rough_run
+    for who, seconds in marks.items():
+        assert sleepers(seconds) == [], f"the {who}'s detached process survived the run"
+
+
+def test_the_grader_is_a_subreaper_only_during_the_run(rough_run):
+    assert not is_subreaper()
+
+
+def test_nothing_of_the_jobs_is_left_in_the_course_root(rough_run):
+    root, _, _, before = rough_run
+    added = set(os.listdir(root)) - before
+    assert added <= {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
+    assert not [p for p in root.rglob("*.tmp")]
+
+
+# Kills the grading command: the kernel's parent is the worker, the worker's the grader.
+KILL_GRADER = """\
+import os, signal
+grader = int(open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1].split()[1])
+os.kill(grader, signal.SIGKILL)
+"""
+
+
+def grade_in_a_subprocess(root) -> int:
+    """`autograd-course autograde tiny` on one worker, as a grader would run it."""
+    command = [sys.executable, "-m", "autograder.grading.cli", "autograde", "tiny"]
+    command += ["--root", str(root), "--workers", "1", "--submission-timeout", "300"]
+    return subprocess.run(command, capture_output=True, timeout=900).returncode
+
+
+def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
+    root = tiny_course(tmp_path)
+    for student in ("a-honest", "z-honest"):
+        hand_in(root, student, "answer = 42")
+    hand_in(root, "killer", KILL_GRADER)
+    before = set(os.listdir(root))
+
+    def logged():
+        return {r["student"]: r["status"] for r in read_log_json(root)}
+
+    assert grade_in_a_subprocess(root) == -signal.SIGKILL
+    assert logged() == {"a-honest": "graded"}, "graded before the killer, recorded at once"
+    records = {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
+    assert set(os.listdir(root)) - before <= records
+    assert not list(root.rglob("*.tmp")) and not list(root.rglob("autograde-job-*"))
+    # Again: the killer, in flight when the run died, is graded alone first, and kills it.
+    assert grade_in_a_subprocess(root) == -signal.SIGKILL
+    assert logged() == {"a-honest": "graded"}
+    # The third run gives up on the killer (0, an error) and grades everyone else.
+    assert grade_in_a_subprocess(root) == 0
+    assert logged() == {"a-honest": "graded", "killer": "error", "z-honest": "graded"}
+    points = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "killer", "tiny")
+    assert sum(c.score for c in points.values()) == 0
+    assert not (root / "autograde_logs" / "tiny" / "in-flight").exists()
