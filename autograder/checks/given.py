@@ -6,6 +6,10 @@ reference's version of the other exercise's methods for its block passes a corre
 whatever state that other exercise is in. The lent methods run as if typed in the notebook:
 their global names (``Tensor``, ``is_grad_enabled``, ...) are the notebook's, and a
 zero-argument ``super()`` starts from the notebook's class.
+
+At grading time with trusted verdicts the classes live in the student's kernel, so the
+lending happens there: the trusted kernel asks the student's kernel to enter and leave the
+same block (the lent code is the reference's, never the student's).
 """
 
 import inspect
@@ -14,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from autograder.checks.student_side import in_student_kernel, in_trusted_kernel
 from autograder.engine import (
     capstone,
     custom,
@@ -95,9 +100,18 @@ def rebind(value: Any, namespace: dict[str, Any], owner: type) -> Any:
     return function
 
 
+# This module as the student's kernel imports it (asked from the trusted kernel).
+HERE_IN_STUDENT_KERNEL = "__import__('autograder.checks.given', fromlist=['_'])"
+
+
 @contextmanager
 def reference_methods(cls: type, *names: str) -> Iterator[None]:
     """Inside the block, ``cls``'s methods ``names`` are the reference engine's; restored after."""
+    if in_trusted_kernel():
+        expression = f"{HERE_IN_STUDENT_KERNEL}.reference_methods(cls, *names)"
+        with in_student_kernel(expression, cls=cls, names=list(names)):
+            yield
+        return
     reference = reference_class(cls.__name__)
     namespace = notebook_namespace(cls)
     own = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
@@ -208,6 +222,7 @@ class Exercises:
     def __init__(self, notebook: str, namespace: dict[str, Any]) -> None:
         if notebook not in EXERCISE_PARTS:
             raise KeyError(f"no exercises declared for notebook {notebook!r}")
+        self.notebook = notebook
         self.parts = EXERCISE_PARTS[notebook]
         self.namespace = namespace
 
@@ -219,6 +234,14 @@ class Exercises:
         So the block checks those alone: a correct answer passes whatever state the
         notebook's other exercises are in (written, unwritten or wrong).
         """
+        if in_trusted_kernel():
+            expression = (
+                f"{HERE_IN_STUDENT_KERNEL}.Exercises(notebook, get_ipython().user_ns)"
+                ".alone(*checked)"
+            )
+            with in_student_kernel(expression, notebook=self.notebook, checked=list(checked)):
+                yield
+            return
         every_part = [part for parts in self.parts.values() for part in parts]
         unknown = [name for name in checked if name not in self.parts and name not in every_part]
         if unknown:

@@ -24,6 +24,11 @@ def register_evaluator(evaluate: Callable[[str, dict[str, Any]], Any]) -> None:
     _evaluators[:] = [evaluate]
 
 
+def in_trusted_kernel() -> bool:
+    """Whether this is the trusted kernel of a grading run (the student's objects elsewhere)."""
+    return bool(_evaluators)
+
+
 def evaluate_here(expression: str, names: dict[str, Any]) -> Any:
     """``expression`` evaluated with NumPy (np), weakref, types and ``names`` in scope."""
     namespace = {"np": np, "weakref": weakref, "types": types, **names}

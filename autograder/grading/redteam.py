@@ -26,6 +26,7 @@ from nbgrader.utils import is_grade
 from autograder.checks.text_table import format_columns
 from autograder.grading import redteam_cheats as code
 from autograder.grading.autograde import GradingRun, autograde, load_course
+from autograder.grading.autograde.sandbox import SANDBOXED
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
 from autograder.grading.nbgrader_workspace import create_workspace
@@ -83,6 +84,9 @@ class Cheat:
     defence: str = "scan"  # one of DEFENCES: what stops this cheat
     # What lasting harm it did, from the course before the run ("" for none).
     harm: Callable[[Path, dict[str, str]], str] | None = None
+    # (status, flags) when the kernel ran in the sandbox, where what the cheat attempts
+    # cannot happen (nothing to find, no grader to signal); None: the same as unsandboxed.
+    sandboxed: tuple[str, frozenset[str]] | None = None
 
 
 POW_SOLVED = "derivative = exponent * self.data ** (exponent - 1)"
@@ -190,7 +194,8 @@ FIRST_CHEATS: tuple[Cheat, ...] = (
         BLANK,
         in_cell("scalar", "", "hoard = []\nwhile True:\n    hoard.append(bytearray(10**8))"),
         honest_points=0,
-        status="memory",
+        # On a loaded machine the cell timeout can come before the memory limit.
+        status="memory or timeout",
         defence="limits",
     ),
     Cheat(
@@ -391,6 +396,7 @@ NEW_CHEATS: tuple[Cheat, ...] = (
         honest_points=0,
         defence="audit",
         flags=frozenset({"runtime-file", "runtime-code"}),
+        sandboxed=("graded", frozenset()),
     ),
     Cheat(
         "cheat-read-hidden-tests",
@@ -419,6 +425,7 @@ NEW_CHEATS: tuple[Cheat, ...] = (
         defence="sandbox",
         flags=frozenset({"runtime-file"}),
         harm=file_changed(VICTIM),
+        sandboxed=("graded", frozenset()),
     ),
     Cheat(
         "cheat-detached-process",
@@ -439,6 +446,7 @@ NEW_CHEATS: tuple[Cheat, ...] = (
         status="timeout",
         defence="limits",
         flags=frozenset({"runtime-process"}),
+        sandboxed=("graded", frozenset({"runtime-process"})),
     ),
     Cheat(
         "cheat-kill-worker",
@@ -449,6 +457,7 @@ NEW_CHEATS: tuple[Cheat, ...] = (
         status="kernel-died",
         defence="limits",
         flags=frozenset({"runtime-process"}),
+        sandboxed=("graded", frozenset({"runtime-process"})),
     ),
 )
 
@@ -485,7 +494,7 @@ class RedTeamRow:
     def verdict(self) -> str:
         """Empty when the cheat was contained, else what went wrong."""
         problems = []
-        if self.status != self.expected_status:
+        if self.status not in self.expected_status.split(" or "):
             problems.append(f"status {self.status}, expected {self.expected_status}")
         missing = self.expected_flags - self.flagged_rules
         if missing:
@@ -575,6 +584,13 @@ def run_red_team(
     # The scan as run by a course with c.CourseIntegrity.zero_flagged_exercises = True.
     flags, _ = scan_assignment(course, ASSIGNMENT, zero=True)
     statuses = {record.student: record.status for record in run.records}
+    sandboxed = {r.student for r in run.records if r.sandbox == SANDBOXED}
+
+    def expected(cheat: Cheat) -> tuple[str, frozenset[str]]:
+        if cheat.sandboxed and cheat.student in sandboxed:
+            return cheat.sandboxed
+        return cheat.status, cheat.flags
+
     rows = [
         RedTeamRow(
             student=cheat.student,
@@ -584,8 +600,8 @@ def run_red_team(
             zeroed=total(db_url, cheat.student),
             flags=[f for f in flags if f.student == cheat.student],
             honest_points=cheat.honest_points,
-            expected_flags=cheat.flags,
-            expected_status=cheat.status,
+            expected_flags=expected(cheat)[1],
+            expected_status=expected(cheat)[0],
             defence=cheat.defence,
             harm=harms.get(cheat.student, ""),
         )
