@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from autograder.grading.autograde import autograde
-from autograder.grading.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
 from autograder.grading.nbgrader_workspace import copy_workspace
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
@@ -159,3 +159,43 @@ def test_a_test_without_verdict_fails_and_says_why(trusted):
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert errors and errors[0].ename == "NoVerdict", cell.metadata["nbgrader"]["grade_id"]
         assert "did not connect" in errors[0].evalue
+
+
+# A notebook other than 00 graded whole in both modes: its reference, blank and one planted
+# bug (the tests of 03 use detach, views and errors across the channel).
+WHOLE = "03-gradient-controls"
+WHOLE_STUDENTS = [REFERENCE, BLANK, "bug-detach-copies"]
+
+
+@pytest.fixture(scope="module")
+def whole_notebook(tmp_path_factory):
+    """WHOLE released and its students handed in; their cell grades in each mode."""
+    root = tmp_path_factory.mktemp("whole") / "template"
+    release = generate_release(root, [WHOLE])
+    for student in WHOLE_STUDENTS:
+        target = notebook_path(root / "submitted" / student, WHOLE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(build_submission(student, WHOLE, SOLUTIONS_DIR, release), target)
+    grades = {}
+    for verdicts in ("kernel", "trusted"):
+        workspace = copy_workspace(root, root.parent / verdicts)
+        run = autograde(workspace, WHOLE, workers=2, progress=False, verdicts=verdicts)
+        assert {r.status for r in run.records} == {"graded"}, [
+            (r.student, r.status, r.message) for r in run.records
+        ]
+        db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+        grades[verdicts] = {s: cell_scores(db_url, s, WHOLE) for s in WHOLE_STUDENTS}
+    return grades
+
+
+def test_a_whole_notebook_grades_the_same_in_both_modes(whole_notebook):
+    kernel, trusted = whole_notebook["kernel"], whole_notebook["trusted"]
+    assert all(s.score == s.max_score > 0 for s in trusted[REFERENCE].values())
+    assert sum(s.score for s in trusted[BLANK].values()) == 0
+    bug = next(b for b in BUGS if b.student == WHOLE_STUDENTS[2] and b.assignment == WHOLE)
+    lost = {cell for cell, s in trusted[bug.student].items() if s.score < s.max_score}
+    assert lost == bug.loses
+    for student in WHOLE_STUDENTS:
+        assert {c: s.score for c, s in trusted[student].items()} == {
+            c: s.score for c, s in kernel[student].items()
+        }, student

@@ -20,6 +20,7 @@ from typing import Any
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.utils import ensure_async
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
@@ -42,6 +43,15 @@ class TrustedKernelClient(Execute):
             kernel_name=TRUSTED_KERNEL, kernel_spec_manager=specs, config=self.config
         )
         return self.km
+
+    async def async_start_new_kernel_client(self) -> Any:
+        """Connect without waiting for the kernel to be ready, so that its start (and the
+        preamble queued behind it: torch's import) overlaps the student kernel's; the
+        preamble's reply, awaited before the first test cell, proves it ready."""
+        self.kc = self.km.client()
+        await ensure_async(self.kc.start_channels())
+        self.kc.allow_stdin = False
+        return self.kc
 
 
 def write_trusted_kernelspec(folder: Path) -> None:
@@ -76,7 +86,9 @@ class TrustedExecute(Execute):
     serve_wait = Float(20.0, help="seconds for the student's kernel to connect").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
-        """Start the trusted kernel before any student code runs, then execute as nbgrader."""
+        """Start the trusted kernel, then execute as nbgrader; its start and preamble overlap
+        the student kernel's and are awaited before the first test cell. Student code that
+        takes the socket's path first makes the preamble's bind, and so the grading, fail."""
         info = (resources or {}).get("nbgrader", {})
         self._plan = read_plan(info["db_url"], info["notebook"], info["assignment"])
         source = Path(self.source_folder) / f"{info['notebook']}.ipynb"
@@ -98,10 +110,11 @@ class TrustedExecute(Execute):
             env["PYTHONNOUSERSITE"] = "1"
             with trusted.setup_kernel(env=env):
                 self._trusted = trusted
-                self._run_silent(trusted, preamble(self._plan, self._socket), 120)
+                code = preamble(self._plan, self._socket)
+                self._preamble = trusted.kc.execute(code, silent=True, store_history=False)
                 return super().preprocess(nb, resources, km)
         finally:
-            self._trusted = None
+            self._trusted = self._preamble = None
             shutil.rmtree(folder, ignore_errors=True)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
@@ -113,6 +126,7 @@ class TrustedExecute(Execute):
         cell.source = source
         cell.outputs = []
         self._check_assign_resources(resources)
+        self._await_preamble()
         served = self.kc.execute(SERVE.format(path=self._socket), silent=True, store_history=False)
         names = sorted({*free_names(source), *self._plan.twin_names})
         timeout = float(self.timeout or 120)
@@ -128,12 +142,24 @@ class TrustedExecute(Execute):
         self._await_reply(served, timeout)
         return cell, self.resources
 
+    def _await_preamble(self) -> None:
+        """Before the first test cell: the trusted kernel has started and run its preamble."""
+        if self._preamble is None:
+            return
+        msg_id, self._preamble = self._preamble, None
+        wait = float(self.startup_timeout) + 120
+        self._check_reply(self._reply(self._trusted, msg_id, wait), wait, check=True)
+
     def _run_silent(
         self, client: Execute, code: str, timeout: float, check: bool = True
     ) -> str | None:
         """Run ``code`` silently in ``client``'s kernel; its error message, or None."""
         msg_id = client.kc.execute(code, silent=True, store_history=False)
-        reply = self._reply(client, msg_id, timeout)
+        return self._check_reply(self._reply(client, msg_id, timeout), timeout, check)
+
+    def _check_reply(self, reply: dict | None, timeout: float, check: bool) -> str | None:
+        """The error message of a silent request's ``reply`` (None if it succeeded); with
+        ``check``, an error instead."""
         if reply is None:
             message = f"the trusted kernel did not answer within {timeout:g} s"
         elif reply["content"]["status"] == "ok":
