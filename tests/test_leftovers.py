@@ -14,6 +14,7 @@ from tiny_course import hand_in, tiny_course
 
 from autograder.grading.autograde import autograde, read_log_json
 from autograder.grading.autograde.processes import is_subreaper
+from autograder.grading.autograde.sandbox import SANDBOX_ENV, unavailable_reason
 from autograder.grading.scores import cell_scores
 
 pytestmark = pytest.mark.slow
@@ -53,7 +54,9 @@ def rough_run(tmp_path_factory):
     hand_in(root, "killer", DETACH.format(seconds=marks["killer"]) + KILL_WORKER)
     hand_in(root, "stopper", STOP_WORKER)
     before = set(os.listdir(root))
-    run = autograde(root, "tiny", workers=2, submission_timeout=90, progress=False)
+    # Unsandboxed: this is the second line, for machines where bubblewrap cannot run (in the
+    # sandbox these kernels can neither see nor signal the grader).
+    run = autograde(root, "tiny", workers=2, submission_timeout=90, progress=False, sandbox=False)
     return root, run, marks, before
 
 
@@ -96,11 +99,13 @@ os.kill(grader, signal.SIGKILL)
 """
 
 
-def grade_in_a_subprocess(root) -> int:
-    """`autograd-course autograde tiny` on one worker, as a grader would run it."""
+def grade_in_a_subprocess(root, sandbox: bool = False) -> int:
+    """`autograd-course autograde tiny` on one worker, as a grader would run it (without
+    the sandbox unless asked: in it the kernel cannot see the grader's process)."""
     command = [sys.executable, "-m", "autograder.grading.cli", "autograde", "tiny"]
     command += ["--root", str(root), "--workers", "1", "--submission-timeout", "300"]
-    return subprocess.run(command, capture_output=True, timeout=900).returncode
+    env = {**os.environ, SANDBOX_ENV: "on" if sandbox else "off"}
+    return subprocess.run(command, capture_output=True, timeout=900, env=env).returncode
 
 
 def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
@@ -127,3 +132,16 @@ def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
     points = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "killer", "tiny")
     assert sum(c.score for c in points.values()) == 0
     assert not (root / "autograde_logs" / "tiny" / "in-flight").exists()
+
+
+@pytest.mark.skipif(unavailable_reason() is not None, reason="bubblewrap cannot run here")
+def test_in_the_sandbox_a_kernel_cannot_kill_the_grader(tmp_path):
+    root = tiny_course(tmp_path)
+    hand_in(root, "a-honest", "answer = 42")
+    hand_in(root, "killer", KILL_GRADER)
+    assert grade_in_a_subprocess(root, sandbox=True) == 0
+    # The grader survives; in its own pid namespace the kernel can only end its sandbox.
+    statuses = {r["student"]: r["status"] for r in read_log_json(root)}
+    assert statuses["a-honest"] == "graded" and "killer" in statuses, statuses
+    points = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "killer", "tiny")
+    assert sum(c.score for c in points.values()) == 0

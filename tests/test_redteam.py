@@ -83,8 +83,8 @@ def test_report_shows_flags_and_failures(red_team):
     for row in red_team.cheats:
         for rule in row.expected_flags:
             assert rule in text
-        if row.expected_status != "graded":
-            assert row.expected_status in text
+        if row.status != "graded":
+            assert row.status in text
     assert "cheat-kernel-exit" in text and "cheat-infinite-loop" in text
     assert "runtime-hook" in text and "changed IPython's input transformers" in text
 
