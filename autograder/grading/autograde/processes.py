@@ -29,3 +29,13 @@ def kill_job_processes(token: str) -> None:
             leftover.kill()
         except psutil.NoSuchProcess:
             pass
+
+
+def kill_run_processes(run_tag: str) -> None:
+    """Kill every process of any job of one run (tokens end with the run's tag)."""
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(JOB_TOKEN_ENV, "").endswith(run_tag):
+                process.kill()
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue

@@ -1,25 +1,26 @@
-"""``autograde``: every submission of an assignment graded as a job on one of ``workers``
-long-lived worker processes, each result brought into the course as it finishes."""
+"""``autograde``: every submission of an assignment graded as a job on a Dask cluster (a
+local one of ``workers`` processes, or an existing one), each result brought into the course
+as it finishes."""
 
-import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
+from autograder.grading.autograde.dask_cluster import (
+    grading_client,
+    run_on_cluster,
+    threads_per_job,
+)
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
 from autograder.grading.autograde.job_spec import JobSpec
-from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config_as_dict, run_job
+from autograder.grading.autograde.jobs import Job, JobResult, build_spec, config_as_dict
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.status_line import Progress
-from autograder.grading.autograde.worker_pool import Workers
 from autograder.grading.course_root import check_gradable, load_course
 
 DEFAULT_MEMORY_LIMIT_MB = 4096
@@ -40,11 +41,15 @@ def autograde(
     submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
     progress: bool = True,
     seed_salt: str = "",
+    scheduler: str | None = None,
 ) -> GradingRun:
     """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
 
-    Faulty submissions are recorded and graded 0 where nothing was saved; the others are
-    unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
+    On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
+    scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
+    anything is written, when it does not answer). Faulty submissions are recorded and
+    graded 0 where nothing was saved; the others are unaffected. Records go to
+    ``root/autograde_log.json`` (skips are returned, not logged).
     """
     started = time.perf_counter()
     course = load_course(Path(root))
@@ -57,112 +62,46 @@ def autograde(
     if not to_grade:
         run.wall_seconds = time.perf_counter() - started
         return run
-    # Outside the course root: nothing of a job is where a kernel could look for it.
-    jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
     workers = max(1, workers)
-    try:
-        snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
-        config = config_as_dict(course)
-        threads = threads_per_job(workers)
-        jobs = [
-            Job(
-                student=student,
-                assignment=assignment,
-                seed=student_seed(student, assignment, seed_salt),
-                # Unique to this run, and naming the course, so a job's processes are found.
-                token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
-                cell_timeout=cell_timeout,
-                memory_limit_mb=memory_limit_mb,
-                submission_timeout=submission_timeout or None,
-            )
-            for student in to_grade
-        ]
+    local = scheduler is None
+    # Connected first: an unreachable scheduler stops the run before anything is made.
+    with grading_client(workers, scheduler) as client:
+        # Outside the course root: nothing of a job is where a kernel could look for it.
+        jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
+        try:
+            snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
+            config = config_as_dict(course)
+            threads = threads_per_job(workers, local)
+            jobs = [
+                Job(
+                    student=student,
+                    assignment=assignment,
+                    seed=student_seed(student, assignment, seed_salt),
+                    # Unique to this run, and naming the course, so a job's processes are found.
+                    token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
+                    cell_timeout=cell_timeout,
+                    memory_limit_mb=memory_limit_mb,
+                    submission_timeout=submission_timeout or None,
+                )
+                for student in to_grade
+            ]
 
-        def record(result: JobResult) -> None:
-            graded = finish_job(course, result)
-            append_log(course.root, [graded])
-            run.records.append(graded)
-            bar.update(graded)
+            def record(result: JobResult) -> None:
+                graded = finish_job(course, result)
+                append_log(course.root, [graded])
+                run.records.append(graded)
+                bar.update(graded)
 
-        bar.show()
+            bar.show()
 
-        def describe(job: Job) -> JobSpec:
-            return build_spec(course, job, config, snapshot, threads)
+            def describe(job: Job) -> JobSpec:
+                return build_spec(course, job, config, snapshot, threads)
 
-        run_pool(jobs, workers, describe, record, scratch=jobs_root)
-    finally:
-        shutil.rmtree(jobs_root, ignore_errors=True)
+            # A local cluster's job folders go under jobs_root, removed below even when a
+            # worker was killed in the middle of a job; a remote worker uses its temp folder.
+            scratch = str(jobs_root) if local else None
+            run_on_cluster(client, jobs, describe, record, jobs_root.name, scratch)
+        finally:
+            shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
     return run
-
-
-def threads_per_job(workers: int) -> int | None:
-    """BLAS/OpenMP threads for each of ``workers`` parallel kernels (None: leave as is)."""
-    if workers <= 1:
-        return None
-    return max(1, (os.cpu_count() or 1) // workers)
-
-
-def run_pool(
-    jobs: list[Job],
-    workers: int,
-    describe: Callable[[Job], JobSpec],
-    record: Callable[[JobResult], None],
-    scratch: Path | None = None,
-) -> None:
-    """Run ``jobs`` on ``workers`` worker processes; ``record`` each result here, once.
-
-    Only this thread touches the course gradebook, so there is one writer. On an
-    interrupt every worker and kernel is killed before the exception goes on; after the
-    run the workers are stopped.
-    """
-    pool_workers = Workers(workers, scratch)
-    pending = list(reversed(jobs))
-    active: dict[Future, Job] = {}
-    first_deaths: dict[str, JobResult] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            while pending or active:
-                while pending and len(active) < workers:
-                    job = pending.pop()
-                    try:
-                        spec = describe(job)
-                    except Exception as error:  # unreadable files: this student only
-                        record(JobResult(job, "error", repr(error), 0.0, None, {}, ""))
-                        continue
-                    active[pool.submit(run_job, job, spec, pool_workers)] = job
-                if not active:
-                    continue
-                done, _ = wait(active, return_when=FIRST_COMPLETED)
-                for future in done:
-                    job = active.pop(future)
-                    try:
-                        result = future.result()
-                    except Exception as error:  # a bug here, not in the student's code
-                        result = JobResult(job, "error", repr(error), 0.0, None, {}, "")
-                    if result.status == "kernel-died" and job.token not in first_deaths:
-                        # A kernel can die of something passing (the machine, not the
-                        # student's code): grade once more before giving every cell 0.
-                        first_deaths[job.token] = result
-                        pending.append(job)
-                        continue
-                    record(after_retry(result, first_deaths.get(job.token)))
-        except BaseException:
-            pool_workers.kill_all()
-            raise
-        finally:
-            pool_workers.stop_all()
-
-
-def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
-    """A job's result, saying so when it is a second attempt after the kernel died."""
-    if first is None:
-        return result
-    if result.status == "kernel-died":
-        message = result.message + " (twice: it was graded a second time and died again)"
-    else:
-        message = "; ".join(
-            m for m in ("the kernel died on the first attempt, graded again", result.message) if m
-        )
-    output = first.output + "\n=== second attempt ===\n" + result.output
-    return replace(result, message=message, output=output, seconds=first.seconds + result.seconds)
