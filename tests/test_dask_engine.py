@@ -12,6 +12,8 @@ import logging
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -179,3 +181,35 @@ def test_an_unreachable_scheduler_is_one_line_exit_2_and_writes_nothing(tiny, ca
     assert len(error.splitlines()) == 1, error
     assert error.startswith(f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
     assert course_state(root) == before
+
+
+def test_ctrl_c_stops_the_run_and_leaves_no_process(tiny):
+    """SIGINT to the command's process group, as a terminal sends it, mid-job."""
+    root, release = tiny
+    sleeper = nbformat.from_dict(release)
+    sleeper.cells[0].source = "import time\n\ntime.sleep(300)"
+    hand_in(root, "sleeper", "tiny", sleeper)
+    command = [sys.executable, "-m", "autograder.grading.cli", "autograde", "tiny"]
+    grading = subprocess.Popen(
+        [*command, "--root", str(root), "--workers", "2"],
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    started, seen = time.monotonic(), set()
+    while not job_processes_of(root):  # a kernel is running a job
+        assert grading.poll() is None and time.monotonic() - started < 300, "no job started"
+        seen |= {p.pid for p in psutil.Process(grading.pid).children(recursive=True)}
+        time.sleep(0.5)
+    seen |= {p.pid for p in psutil.Process(grading.pid).children(recursive=True)}
+    seen |= {p.pid for p in job_processes_of(root)}
+    os.killpg(grading.pid, signal.SIGINT)
+    _, error = grading.communicate(timeout=120)
+    assert grading.returncode == 130
+    assert error.strip().splitlines()[-1].startswith("interrupted:"), error
+    assert "Traceback" not in error, error
+    time.sleep(2)
+    alive = [pid for pid in seen if psutil.pid_exists(pid)]
+    alive = [pid for pid in alive if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], "every worker and kernel of the run has ended"
+    assert job_processes_of(root) == []

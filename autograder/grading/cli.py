@@ -104,6 +104,9 @@ def _autograde(args: argparse.Namespace) -> int:
         )
     except AutogradeError as error:
         raise UsageError(str(error)) from error
+    except KeyboardInterrupt:
+        print("\ninterrupted: jobs cancelled, grades recorded so far kept", file=sys.stderr)
+        return 130
     counts = Counter(record.status for record in run.records)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")

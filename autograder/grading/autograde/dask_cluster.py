@@ -67,7 +67,9 @@ def grading_client(workers: int, scheduler: str | None = None) -> Iterator[objec
             )
         client = Client(cluster, set_as_default=False)
     try:
-        client.register_plugin(GradingWorkerSetup(), name=PLUGIN_NAME)
+        client.register_plugin(
+            GradingWorkerSetup(ignore_interrupts=cluster is not None), name=PLUGIN_NAME
+        )
         yield client
     finally:
         client.close()

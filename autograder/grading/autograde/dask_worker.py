@@ -9,6 +9,7 @@ keeps it so on a worker started with more.
 
 import os
 import pickle
+import signal
 import sys
 import threading
 import time
@@ -26,8 +27,15 @@ _ONE_JOB_AT_A_TIME = threading.Lock()
 class GradingWorkerSetup(WorkerPlugin):
     """Run once in each worker process, also in one started again after it died."""
 
+    def __init__(self, ignore_interrupts: bool = False) -> None:
+        # A local cluster's workers share the terminal with the grading process: Ctrl-C is
+        # that process's to handle (it stops the cluster), not theirs to print about.
+        self.ignore_interrupts = ignore_interrupts
+
     def setup(self, worker: object) -> None:
         """Import nbgrader now (not in the first job) and set the kernels' environment."""
+        if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         prepare_process()
 
 
