@@ -24,6 +24,7 @@ from nbgrader.api import Gradebook
 from test_autograde import graded_cell, hand_in, row_counts, scores, tiny_course
 
 from autograder.grading.autograde import JOB_TOKEN_ENV, autograde, read_log_json
+from autograder.grading.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG
 from autograder.grading.cli import main
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
 from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
@@ -62,19 +63,22 @@ def recipe(tmp_path_factory):
 
 @pytest.fixture
 def two_workers():
-    """A 2-worker cluster on 127.0.0.1 that the test controls (and a client of it)."""
+    """A 2-worker cluster on 127.0.0.1 that the test controls (and a client of it), its
+    scheduler configured as autograde configures its own."""
+    import dask
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        memory_limit=0,
-        silence_logs=logging.CRITICAL,
-    )
+    with dask.config.set(LOCAL_SCHEDULER_CONFIG):
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            memory_limit=0,
+            silence_logs=logging.CRITICAL,
+        )
     client = Client(cluster, set_as_default=False)
     yield cluster, client
     client.close()
