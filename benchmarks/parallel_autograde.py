@@ -3,7 +3,10 @@
 A cohort of N submissions of 00-recipe (the quickest notebook): the demo's reference, blank
 and two planted bugs, copied under distinct student ids. Each mode grades its own copy of
 one released workspace: plain ``nbgrader autograde`` (one process for everyone), then
-``autograder.grading.autograde`` with 1, 2, 4... workers up to the machine's cores. Every mode
+``autograder.grading.autograde`` on a local Dask cluster of 1, 2, 4... workers up to the
+machine's cores (started and stopped within the timed run), then on a cluster of
+``dask scheduler`` and two ``dask worker`` processes over 127.0.0.1 started beforehand
+(``--scheduler``; its start is not timed, as an instructor's cluster is up already). Every mode
 must give the same grades, cell by cell; the table says so. The floor is nbclient alone
 executing each notebook nbgrader graded (hidden tests included) in a fresh kernel, one
 after the other: what grading costs without nbgrader, a gradebook or isolation. Nothing
@@ -24,6 +27,7 @@ from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import cell_scores
+from benchmarks.dask_processes import dask_processes
 
 ASSIGNMENT = "00-recipe"
 KINDS = (REFERENCE, BLANK, "bug-power-rule", "bug-no-grad-not-restored")
@@ -99,9 +103,14 @@ def worker_counts(cores: int | None = None) -> list[int]:
 
 
 def run_parallel_benchmark(
-    workspace: Path = DEFAULT_WORKSPACE, submissions: int = 40, workers: list[int] | None = None
+    workspace: Path = DEFAULT_WORKSPACE,
+    submissions: int = 40,
+    workers: list[int] | None = None,
+    cluster_workers: int = 2,
 ) -> list[ModeRow]:
-    """Grade the cohort sequentially with nbgrader, then with ``autograde`` per worker count."""
+    """Grade the cohort sequentially with nbgrader, then with ``autograde`` per worker count
+    on a local cluster, then on a cluster of ``cluster_workers`` separate worker processes
+    (none: 0)."""
     workspace = workspace.resolve()
     template, students = build_template(workspace / "template", submissions)
     timings: list[tuple[str, float, dict[str, Any]]] = []
@@ -117,12 +126,18 @@ def run_parallel_benchmark(
         root = copy_workspace(template, workspace / f"workers-{count}")
         run = autograde(root, ASSIGNMENT, workers=count, progress=False)
         timings.append((f"autograde(workers={count})", run.wall_seconds, grades(root, students)))
+    if cluster_workers:
+        root = copy_workspace(template, workspace / "dask-processes")
+        with dask_processes(cluster_workers) as address:
+            run = autograde(root, ASSIGNMENT, scheduler=address, progress=False)
+        mode = f"dask scheduler + {cluster_workers} dask worker processes (127.0.0.1)"
+        timings.append((mode, run.wall_seconds, grades(root, students)))
 
     baseline = timings[0][1]
     rows = [ModeRow("nbclient execute only (floor)", submissions, floor, 0, 0, True, 0.0)]
     rows = [replace(rows[0], per_minute=60 * submissions / floor, speedup=baseline / floor)]
     for mode, seconds, graded in timings:
-        one_at_a_time = "workers" not in mode or "workers=1)" in mode
+        one_at_a_time = mode.startswith("nbgrader") or "workers=1)" in mode
         rows.append(
             ModeRow(
                 mode=mode,

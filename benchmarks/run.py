@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(
             f"\n## Parallel autograde: {args.submissions} submissions of 00-recipe, "
-            "sequential nbgrader against autograde(workers=N)"
+            "sequential nbgrader against autograde on local and separate-process Dask clusters"
         )
         parallel_rows = run_parallel_benchmark(
             args.out / "parallel-autograde", submissions=args.submissions

@@ -369,8 +369,8 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
 
 
 def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
+    from autograder.grading.autograde.dask_cluster import after_retry
     from autograder.grading.autograde.jobs import JobResult
-    from autograder.grading.autograde.run import after_retry
 
     job = Job("ada", RECIPE, 1, str(tmp_path), None, None, None)
     died = JobResult(job, "kernel-died", "the kernel died", 3.0, None, {}, "first output")
@@ -443,17 +443,19 @@ def leak_specs(root, tmp_path):
 
 
 def test_nothing_of_a_job_reaches_the_next_one_in_the_same_worker(leak_course, tmp_path):
-    from autograder.grading.autograde.worker_pool import WorkerProcess
+    import pickle
 
-    worker = WorkerProcess()
-    try:
-        first, second = leak_specs(leak_course, tmp_path)
-        ada = worker.grade(first, timeout=300)
-        pid = worker.process.pid
-        grace = worker.grade(second, timeout=300)
-        assert worker.process.pid == pid, "both jobs graded by the same worker process"
-    finally:
-        worker.stop()
+    from autograder.grading.autograde.dask_cluster import grading_client
+    from autograder.grading.autograde.dask_worker import grade_payload
+
+    first, second = leak_specs(leak_course, tmp_path)
+    with grading_client(workers=1) as client:
+        (pid,) = client.run(os.getpid).values()
+        ada, grace = (
+            pickle.loads(client.submit(grade_payload, pickle.dumps(spec), 300, None).result())
+            for spec in (first, second)
+        )
+        assert list(client.run(os.getpid).values()) == [pid], "one worker process graded both"
     assert (ada.status, grace.status) == ("timeout", "graded"), (ada.output, grace.output)
     ada_scores = {name: score for (_, name), (score, _) in ada.grades.grades.items()}
     grace_scores = {name: score for (_, name), (score, _) in grace.grades.grades.items()}

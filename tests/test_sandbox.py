@@ -313,8 +313,8 @@ def test_hidden_packages_cannot_be_imported_in_the_sandbox(torch_course):
 
 @pytest.mark.slow
 def test_without_a_sandbox_grading_goes_on_with_one_warning(torch_course, monkeypatch, capsys):
-    # Unsandboxed, a kernel can kill the worker that started it: that student's kernel
-    # dies (twice), the others are graded.
+    # Unsandboxed, a kernel can kill the worker that started it: Dask runs the job on a
+    # second worker, which dies too (KilledWorker); the others are graded.
     release = nbformat.read(notebook_path(torch_course / "release", "uses-torch"), 4)
     release.cells.insert(0, nbformat.v4.new_code_cell(WORKER_KILL))
     killer = notebook_path(torch_course / "submitted" / "killer", "uses-torch")
@@ -324,7 +324,9 @@ def test_without_a_sandbox_grading_goes_on_with_one_warning(torch_course, monkey
     run = autograde(torch_course, "uses-torch", progress=False)
     assert {r.student: r.status for r in run.records} == {"ada": "graded", "killer": "kernel-died"}
     kept = (torch_course / "autograde_logs" / "uses-torch" / "killer.txt").read_text()
-    assert "worker process killed by SIGKILL" in kept and "=== second attempt ===" in kept
+    killer_record = next(r for r in run.records if r.student == "killer")
+    assert "worker process died on each attempt (2)" in killer_record.message
+    assert "KilledWorker" in kept or "all those workers died" in kept
     warnings = [line for line in capsys.readouterr().err.splitlines() if "not sandboxed" in line]
     assert len(warnings) == 1 and SANDBOX_ENV in warnings[0]
     records = read_log_json(torch_course)

@@ -101,9 +101,13 @@ def _autograde(args: argparse.Namespace) -> int:
             memory_limit_mb=args.memory_limit or None,
             submission_timeout=args.submission_timeout,
             verdicts=args.verdicts,
+            scheduler=args.scheduler,
         )
     except AutogradeError as error:
         raise UsageError(str(error)) from error
+    except KeyboardInterrupt:
+        print("\ninterrupted: jobs cancelled, grades recorded so far kept", file=sys.stderr)
+        return 130
     counts = Counter(record.status for record in run.records)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
@@ -188,7 +192,8 @@ def _add_grading_commands(commands) -> None:
         "autograde",
         help="grade every submission with nbgrader autograde, in parallel, with limits",
         description="Grade submitted/<student>/ASSIGNMENT/ with the real nbgrader autograde, "
-        "one process and kernel per submission, N at a time. A submission that loops, runs "
+        "on a Dask cluster (local worker processes, or --scheduler), a fresh kernel per "
+        "submission, N at a time. A submission that loops, runs "
         "out of memory or kills its kernel is recorded in autograde_log.json and graded 0 "
         "where nothing was graded; the others are unaffected. Submissions graded before "
         "and unchanged since are skipped unless --force.",
@@ -196,7 +201,15 @@ def _add_grading_commands(commands) -> None:
     grade.add_argument("assignment", help="assignment id, a folder of the course's source/")
     _add_root(grade)
     grade.add_argument(
-        "--workers", type=_positive, default=1, help=f"parallel jobs (cores: {os.cpu_count()})"
+        "--workers",
+        type=_positive,
+        default=1,
+        help=f"worker processes of the local Dask cluster (cores: {os.cpu_count()})",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="grade on this existing Dask cluster instead of a local one (see the README)",
     )
     grade.add_argument(
         "--student",

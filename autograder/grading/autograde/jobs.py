@@ -1,15 +1,13 @@
-"""One submission graded as a job by a long-lived worker: the job described as plain data
-(its files as bytes, its settings), sent to an idle worker, and its outcome or failure
-(time limit, dead worker) as a JobResult."""
+"""One submission graded as a job on a Dask worker: the job described as plain data (its
+files as bytes, its settings), and its outcome or failure (time limit, dead worker) as a
+JobResult."""
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading.autograde.job_gradebook import job_gradebook_bytes
 from autograder.grading.autograde.job_spec import GradeRows, JobSpec
 from autograder.grading.autograde.sandbox import SandboxOptions
-from autograder.grading.autograde.worker_pool import WorkerDied, Workers, WorkerStartFailed
 from autograder.grading.course_root import Course
 from autograder.grading.integrity.runtime_record import RECORD_NAME, RuntimeRecord, read_record
 
@@ -144,42 +142,3 @@ def salvaged_record(scratch: Path | None, student: str) -> RuntimeRecord | None:
     if not records:
         return None
     return read_record(max(records, key=lambda path: path.stat().st_mtime))
-
-
-def run_job(job: Job, spec: JobSpec, workers: Workers) -> JobResult:
-    """Grade one job on an idle worker; a killed or overrunning worker is replaced."""
-    if workers.cancelled.is_set():
-        return failed(job, "error", "cancelled", 0.0)
-    worker = workers.idle.get()
-    try:
-        try:
-            outcome = worker.grade(spec, job.submission_timeout)
-        except TimeoutError:
-            worker.kill()
-            message = f"killed after the submission time limit of {job.submission_timeout:g} s"
-            seconds = time.perf_counter() - worker.started
-            record = salvaged_record(worker.scratch, job.student)
-            return failed(job, "timeout", message, seconds, runtime=record)
-        except WorkerStartFailed as error:
-            worker.kill()
-            message = "could not start a grading worker; no cell was graded"
-            return failed(job, "error", message, 0.0, str(error))
-        except WorkerDied as death:
-            worker.kill()
-            message = "the grading worker died while running the notebook; no cell was graded"
-            seconds = time.perf_counter() - worker.started
-            record = salvaged_record(worker.scratch, job.student)
-            return failed(job, "kernel-died", message, seconds, str(death), record)
-        worker.finish_job()
-        return JobResult(
-            job,
-            outcome.status,
-            outcome.message,
-            outcome.seconds,
-            outcome.grades,
-            outcome.autograded,
-            outcome.output,
-            outcome.runtime,
-        )
-    finally:
-        workers.idle.put(worker)

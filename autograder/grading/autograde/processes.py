@@ -117,3 +117,13 @@ def _reap(me: psutil.Process, keep: Callable[[int], bool]) -> None:
             continue
         with contextlib.suppress(ChildProcessError, OSError):
             os.waitpid(child.pid, os.WNOHANG if _alive(child) else 0)
+
+
+def kill_run_processes(run_tag: str) -> None:
+    """Kill every process of any job of one run (tokens end with the run's tag)."""
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(JOB_TOKEN_ENV, "").endswith(run_tag):
+                process.kill()
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue

@@ -1,18 +1,23 @@
-"""``autograde``: every submission of an assignment graded as a job on one of ``workers``
-long-lived worker processes, each result brought into the course as it finishes."""
+"""``autograde``: every submission of an assignment graded as a job on a Dask cluster (a
+local one of ``workers`` processes, or an existing one), each result brought into the course
+as it finishes."""
 
-import os
+import contextlib
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
 from autograder.grading.autograde import in_flight
+from autograder.grading.autograde.dask_cluster import (
+    grading_client,
+    run_on_cluster,
+    threads_per_job,
+)
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
 from autograder.grading.autograde.job_spec import JobSpec
 from autograder.grading.autograde.jobs import (
@@ -22,15 +27,14 @@ from autograder.grading.autograde.jobs import (
     build_spec,
     config_as_dict,
     failed,
-    run_job,
 )
 from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
+from autograder.grading.autograde.orphans import sweeping
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.sandbox import choose_sandbox
 from autograder.grading.autograde.status_line import Progress
-from autograder.grading.autograde.worker_pool import OrphanSweeper, Workers
-from autograder.grading.course_root import check_gradable, load_course
+from autograder.grading.course_root import Course, check_gradable, load_course
 
 DEFAULT_MEMORY_LIMIT_MB = 4096
 # A submission still running after half an hour is killed (and graded 0, flagged): with
@@ -60,11 +64,15 @@ def autograde(
     verdicts: str = "kernel",
     sandbox: bool = True,
     hide_packages: tuple[str, ...] = (),
+    scheduler: str | None = None,
 ) -> GradingRun:
     """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
 
-    Faulty submissions are recorded and graded 0 where nothing was saved; the others are
-    unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
+    On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
+    scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
+    anything is written, when it does not answer). Faulty submissions are recorded and
+    graded 0 where nothing was saved; the others are unaffected. Records go to
+    ``root/autograde_log.json`` (skips are returned, not logged).
     ``verdicts="trusted"`` runs every graded test cell in a second, trusted kernel that
     reaches the student's objects only through a narrow channel (``grading.verdicts``).
     Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
@@ -83,143 +91,101 @@ def autograde(
     if not to_grade:
         run.wall_seconds = time.perf_counter() - started
         return run
+    workers = max(1, workers)
+    local = scheduler is None
+    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
-    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages)
-    workers = max(1, workers)
     try:
-        snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
-        config = config_as_dict(course)
-        files = RunFiles.read(course, assignment, to_grade)
-        threads = threads_per_job(workers)
-        jobs = [
-            Job(
-                student=student,
-                assignment=assignment,
-                seed=student_seed(student, assignment, seed_salt),
-                # Unique to this run, and naming the course, so a job's processes are found.
-                token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
-                cell_timeout=cell_timeout,
-                memory_limit_mb=memory_limit_mb,
-                submission_timeout=submission_timeout or None,
-                verdicts=verdicts,
-                sandbox=sandbox_options,
-            )
-            for student in to_grade
-        ]
+        # The orphan sweep (a local cluster's only: its processes are this one's children)
+        # is set up before the cluster starts, so that the cluster's processes carry its
+        # marker. Connected first: an unreachable scheduler stops the run before any write.
+        with (
+            sweeping(jobs_root.name) if local else contextlib.nullcontext() as sweeper,
+            grading_client(workers, scheduler) as client,
+        ):
+            snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
+            config = config_as_dict(course)
+            files = RunFiles.read(course, assignment, to_grade)
+            threads = threads_per_job(workers, local)
+            jobs = [
+                Job(
+                    student=student,
+                    assignment=assignment,
+                    seed=student_seed(student, assignment, seed_salt),
+                    # Unique to this run, and naming the course, so a job's processes are found.
+                    token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
+                    cell_timeout=cell_timeout,
+                    memory_limit_mb=memory_limit_mb,
+                    submission_timeout=submission_timeout or None,
+                    verdicts=verdicts,
+                    sandbox=sandbox_options,
+                )
+                for student in to_grade
+            ]
 
-        died_on = {s: in_flight.deaths(course, assignment, s) for s in to_grade}
+            def record(result: JobResult) -> None:
+                graded = replace(finish_job(course, result), sandbox=sandbox_label)
+                append_log(course.root, [graded])
+                in_flight.clear(course, assignment, result.job.student)
+                run.records.append(graded)
+                bar.update(graded)
 
-        def record(result: JobResult) -> None:
-            graded = replace(finish_job(course, result), sandbox=sandbox_label)
-            append_log(course.root, [graded])
-            in_flight.clear(course, assignment, result.job.student)
-            run.records.append(graded)
-            bar.update(graded)
+            bar.show()
 
-        bar.show()
+            def describe(job: Job) -> JobSpec:
+                spec = build_spec(course, job, config, snapshot, threads, files)
+                in_flight.mark(course, assignment, job.student)
+                return spec
 
-        def describe(job: Job) -> JobSpec:
-            spec = build_spec(course, job, config, snapshot, threads, files)
-            in_flight.mark(course, assignment, job.student)
-            return spec
+            def grade(batch: list[Job], one_at_a_time: bool) -> None:
+                # A local cluster's job folders go under jobs_root, removed below even when
+                # a worker was killed in the middle of a job; a remote one uses its temp.
+                run_on_cluster(
+                    client,
+                    batch,
+                    describe,
+                    record,
+                    jobs_root.name,
+                    str(jobs_root) if local else None,
+                    one_at_a_time=one_at_a_time,
+                    after_each=sweeper.sweep if sweeper is not None else lambda: None,
+                )
 
-        # Jobs in flight when an earlier run died: alone first, and not a third time.
-        given_up = [
-            job
-            for job in jobs
-            if students is None and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
-        ]
-        for job in given_up:
-            record(failed(job, "error", GAVE_UP, 0.0))
-        suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
-        others = [j for j in jobs if j not in given_up and not died_on[j.student]]
-        try:
-            if suspects:
-                run_pool(suspects, 1, describe, record, scratch=jobs_root)
-            run_pool(others, workers, describe, record, scratch=jobs_root)
-        except KeyboardInterrupt:  # the user's, not a kernel's doing: not a death
-            recorded = {r.student for r in run.records}
-            for student, count in died_on.items():
-                if student not in recorded:
-                    in_flight.restore(course, assignment, student, count)
-            raise
+            grade_after_deaths(course, jobs, students is None, record, grade)
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
     return run
 
 
-def threads_per_job(workers: int) -> int | None:
-    """BLAS/OpenMP threads for each of ``workers`` parallel kernels (None: leave as is)."""
-    if workers <= 1:
-        return None
-    return max(1, (os.cpu_count() or 1) // workers)
-
-
-def run_pool(
+def grade_after_deaths(
+    course: Course,
     jobs: list[Job],
-    workers: int,
-    describe: Callable[[Job], JobSpec],
+    give_up: bool,
     record: Callable[[JobResult], None],
-    scratch: Path | None = None,
+    grade: Callable[[list[Job], bool], None],
 ) -> None:
-    """Run ``jobs`` on ``workers`` worker processes; ``record`` each result here, once.
-
-    Only this thread touches the course gradebook, so there is one writer. On an
-    interrupt every worker and kernel is killed before the exception goes on; after the
-    run the workers are stopped.
-    """
-    pool_workers = Workers(workers, scratch)
-    sweeper = OrphanSweeper(pool_workers)
-    pending = list(reversed(jobs))
-    active: dict[Future, Job] = {}
-    first_deaths: dict[str, JobResult] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            while pending or active:
-                while pending and len(active) < workers:
-                    job = pending.pop()
-                    try:
-                        spec = describe(job)
-                    except Exception as error:  # unreadable files: this student only
-                        record(JobResult(job, "error", repr(error), 0.0, None, {}, ""))
-                        continue
-                    active[pool.submit(run_job, job, spec, pool_workers)] = job
-                if not active:
-                    continue
-                done, _ = wait(active, return_when=FIRST_COMPLETED)
-                for future in done:
-                    job = active.pop(future)
-                    try:
-                        result = future.result()
-                    except Exception as error:  # a bug here, not in the student's code
-                        result = JobResult(job, "error", repr(error), 0.0, None, {}, "")
-                    if result.status == "kernel-died" and job.token not in first_deaths:
-                        # A kernel can die of something passing (the machine, not the
-                        # student's code): grade once more before giving every cell 0.
-                        first_deaths[job.token] = result
-                        pending.append(job)
-                        continue
-                    record(after_retry(result, first_deaths.get(job.token)))
-                sweeper.sweep()
-        except BaseException:
-            pool_workers.kill_all()
-            raise
-        finally:
-            pool_workers.stop_all()
-            sweeper.close()
-
-
-def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
-    """A job's result, saying so when it is a second attempt after the kernel died."""
-    if first is None:
-        return result
-    if result.status == "kernel-died":
-        message = result.message + " (twice: it was graded a second time and died again)"
-    else:
-        message = "; ".join(
-            m for m in ("the kernel died on the first attempt, graded again", result.message) if m
-        )
-    output = first.output + "\n=== second attempt ===\n" + result.output
-    return replace(result, message=message, output=output, seconds=first.seconds + result.seconds)
+    """Grade ``jobs`` with ``grade(batch, one_at_a_time)``: those in flight when an earlier
+    run died first and one at a time, and (``give_up``: a run of every student) those in
+    flight at two deaths recorded as given up on instead of graded a third time."""
+    if not jobs:
+        return
+    assignment = jobs[0].assignment
+    died_on = {job.student: in_flight.deaths(course, assignment, job.student) for job in jobs}
+    given_up = [
+        job for job in jobs if give_up and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
+    ]
+    for job in given_up:
+        record(failed(job, "error", GAVE_UP, 0.0))
+    suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
+    others = [j for j in jobs if j not in given_up and not died_on[j.student]]
+    try:
+        if suspects:
+            grade(suspects, True)
+        grade(others, False)
+    except KeyboardInterrupt:  # the user's, not a kernel's doing: not a death
+        for student, count in died_on.items():
+            if in_flight.deaths(course, assignment, student):  # marked still: not recorded
+                in_flight.restore(course, assignment, student, count)
+        raise
