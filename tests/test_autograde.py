@@ -12,6 +12,7 @@ import nbformat
 import psutil
 import pytest
 from nbgrader.api import Gradebook
+from tiny_course import graded_cell
 
 from autograder.checks.seed import student_seed
 from autograder.grading.autograde import (
@@ -248,21 +249,6 @@ SEED_PROBE = (
     "import os\n\nfrom autograder.checks.seed import SEED_ENV, hidden_rng\n\n"
     "print(os.environ.get(SEED_ENV), hidden_rng().integers(10**9))"
 )
-
-
-def graded_cell(grade_id, source):
-    """A locked test cell worth one point."""
-    cell = nbformat.v4.new_code_cell(source)
-    cell.metadata["nbgrader"] = {
-        "grade": True,
-        "grade_id": grade_id,
-        "locked": True,
-        "points": 1,
-        "schema_version": 3,
-        "solution": False,
-        "task": False,
-    }
-    return cell
 
 
 def tiny_course(base, assignment, cells):

@@ -5,6 +5,7 @@ The server is the ``postgres_server`` fixture (tests/postgres_server.py): skippe
 the reason, where PostgreSQL is not installed.
 """
 
+import re
 import shutil
 
 import nbformat
@@ -125,7 +126,13 @@ def test_feedback_and_export_are_identical(graded):
     assert len(exports[0]) == 1 + len(COHORT)
     for student in COHORT:
         page = f"feedback/{student}/{RECIPE}/{RECIPE}.html"
-        assert (sqlite_root / page).read_text() == (postgres_root / page).read_text(), student
+        texts = [without_job_paths((root / page).read_text()) for root in graded]
+        assert texts[0] == texts[1], student
+
+
+def without_job_paths(text: str) -> str:
+    """``text`` with each run's temporary job folder (it differs per run) made the same."""
+    return re.sub(r"grade-run-\w+/autograde-job-\w+", "JOB", text)
 
 
 def test_reports_are_identical(graded):

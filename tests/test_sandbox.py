@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from tiny_course import graded_cell
 
 from autograder.grading.autograde import autograde, read_log_json
 from autograder.grading.autograde.sandbox import (
@@ -261,21 +262,6 @@ def test_log_and_report_say_sandboxed(graded):
     assert {r["sandbox"] for r in read_log_json(root)} == {"bubblewrap"}
     (page,) = write_report(root, [RECIPE], root / "report")
     assert "sandboxed (bubblewrap)" in html.unescape(page.read_text())
-
-
-def graded_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
-    """A locked test cell worth one point."""
-    cell = nbformat.v4.new_code_cell(source)
-    cell.metadata["nbgrader"] = {
-        "grade": True,
-        "grade_id": grade_id,
-        "locked": True,
-        "points": 1,
-        "schema_version": 3,
-        "solution": False,
-        "task": False,
-    }
-    return cell
 
 
 @pytest.fixture

@@ -104,7 +104,7 @@ def red_team_result() -> RedTeamResult:
         RedTeamRow(
             student=cheat.student,
             story=cheat.story,
-            status=cheat.status,
+            status=cheat.status.split(" or ")[0],  # the first of the statuses allowed
             score=Score(cheat.honest_points, 10),
             zeroed=Score(cheat.honest_points, 10),
             flags=[],

@@ -38,3 +38,18 @@ def hand_in(root: Path, student: str, answer_cell: str) -> None:
     target = notebook_path(root / "submitted" / student, ASSIGNMENT)
     target.parent.mkdir(parents=True)
     nbformat.write(release, target)
+
+
+def graded_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
+    """A locked test cell worth one point."""
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": grade_id,
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    return cell

@@ -161,13 +161,18 @@ def call(op: str, target: Any = _NO_TARGET, **fields: Any) -> Any:
     for key, value in fields.items():
         plain = key in ("name", "expression")
         message[key] = value if plain else CODEC.encode(value, segments)
-    reply, reply_segments = channel.request(message, segments)
+    return answer(*channel.request(message, segments))
+
+
+def answer(reply: dict, segments: list[bytes]) -> Any:
+    """A reply's value rebuilt here, or the student's error raised as one of ours."""
+    __tracebackhide__ = True
     if "error" in reply:
         error = reply["error"]
         if type(error) is not list or len(error) != 4 or not all(type(e) is str for e in error):
             raise ChannelBroken("bad error reply")
         raise student_error_class(error[1], error[2])(error[3])
-    return CODEC.decode(reply.get("value"), reply_segments)
+    return CODEC.decode(reply.get("value"), segments)
 
 
 def call_function(target: Any, args: tuple, kwargs: dict) -> Any:
@@ -180,13 +185,7 @@ def call_function(target: Any, args: tuple, kwargs: dict) -> Any:
     encoded_args, encoded_kwargs = encode_call(CODEC, args, kwargs, segments)
     message = {"op": "call", "obj": CODEC.encode(target, segments)}
     message.update(args=encoded_args, kwargs=encoded_kwargs)
-    reply, reply_segments = channel.request(message, segments)
-    if "error" in reply:
-        error = reply["error"]
-        if type(error) is not list or len(error) != 4 or not all(type(e) is str for e in error):
-            raise ChannelBroken("bad error reply")
-        raise student_error_class(error[1], error[2])(error[3])
-    return CODEC.decode(reply.get("value"), reply_segments)
+    return answer(*channel.request(message, segments))
 
 
 def exact(kind: type, value: Any, what: str) -> Any:
