@@ -93,6 +93,25 @@ def test_hook_refuses_to_reopen_or_truncate_its_record(tmp_path):
     assert lines[0]["kind"] == "start", "the record was not truncated"
 
 
+def test_hook_refuses_its_record_under_another_name(tmp_path):
+    # The hook compares a path with the record's only when its last part is the record's
+    # name or a symbolic link: a link of another name to the record is refused too.
+    lines = run_cells(
+        tmp_path,
+        """
+        import os
+        os.symlink("../record.jsonl", "alias.txt")
+        for attempt in (lambda: open("alias.txt", "w"), lambda: os.truncate("alias.txt", 0)):
+            try:
+                attempt()
+            except PermissionError:
+                continue
+            raise AssertionError("the record was opened through a link")
+        """,
+    )
+    assert lines[0]["kind"] == "start", "the record was not truncated"
+
+
 def test_read_record_sums_counts_and_notices_forged_lines(tmp_path):
     path = tmp_path / "record.jsonl"
     lines = [{"cell": 0, "kind": "start", "pid": 1}, {"cell": 3, "kind": "cell", "counts": {}}]

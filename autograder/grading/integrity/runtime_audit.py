@@ -52,6 +52,21 @@ FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__glo
 # Modules whose own code generates code with exec (dataclass __init__, namedtuple...).
 CODE_GENERATORS = ("dataclasses", "collections", "typing", "enum", "functools", "string")
 CELL_PREFIXES = ("<ipython-input-",)
+FILE_EVENTS = frozenset({"open", "sqlite3.connect"})
+# The events the hook looks at; every other one returns at once (a kernel raises tens of
+# thousands, object.__getattr__ and builtins.id above all, and this hook is Python).
+WATCHED_EVENTS = (
+    frozenset({"import", "exec", "compile", "os.truncate", "object.__setattr__"})
+    | FILE_EVENTS
+    | PROCESS_EVENTS
+    | HOOK_EVENTS
+    | SEARCH_EVENTS
+    | NETWORK_EVENTS
+)
+WATCHED_PREFIXES = ("os.exec", "os.spawn", "ctypes.", "os.posix_spawn")
+# Frequent events that ``classify`` mostly dismisses from the caller alone (an import, a
+# library's own code): classified before the walk up to the cell's frame, not after it.
+CLASSIFIED_FIRST = frozenset({"import", "exec", "compile", "sys._getframe", "object.__setattr__"})
 
 
 def _is_cell_file(name: str) -> bool:
@@ -67,6 +82,7 @@ class Recorder:
     def __init__(self, fd: int, path: str, folder: str) -> None:
         self.fd = fd
         self.path = os.path.realpath(path)
+        self.name = os.path.basename(self.path)
         self.folder = folder  # the notebook's folder: reading inside it is expected
         self.cells: dict[str, int] = {}  # cell file name -> execution count
         self.counts: dict[str, int] = {}  # "cell kind" -> events seen
@@ -106,6 +122,22 @@ class Recorder:
 
     # -- the hook --------------------------------------------------------------------------
 
+    def hook(self):
+        """The function to install: an event the recorder does not watch returns at its
+        first line, a set lookup (a closure, cheaper to call than this instance)."""
+        ignored: set[str] = set()
+        record = self.__call__
+
+        def audit(event: str, args: tuple) -> None:
+            if event in ignored:
+                return
+            if event not in WATCHED_EVENTS and not event.startswith(WATCHED_PREFIXES):
+                ignored.add(event)
+                return
+            record(event, args)
+
+        return audit
+
     def __call__(self, event: str, args: tuple) -> None:
         if event == "open" and args and self._is_record(args[0]):
             raise PermissionError("the grading record is not the notebook's to open")
@@ -124,10 +156,15 @@ class Recorder:
 
     def _is_record(self, path) -> bool:
         try:
-            return (
-                isinstance(path, (str, bytes, os.PathLike))
-                and os.path.realpath(os.fsdecode(path)) == self.path
-            )
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                return False
+            name = os.fsdecode(path)
+            # Only a path ending in the record's name (or in no name), or in a symbolic
+            # link, can resolve to the record: realpath, a system call per folder, is
+            # spent on those alone (the kernel opens over a thousand files importing torch).
+            if os.path.basename(name) not in (self.name, "") and not os.path.islink(name):
+                return False
+            return os.path.realpath(name) == self.path
         except (TypeError, ValueError):
             return False
 
@@ -136,24 +173,21 @@ class Recorder:
             if _is_cell_file(args[1]) and args[1] not in self.cells:
                 self.new_cell(args[1])
                 return
-        interesting = (
-            event in ("import", "exec", "compile", "open", "sqlite3.connect", "os.truncate")
-            or event in PROCESS_EVENTS
-            or event in HOOK_EVENTS
-            or event in SEARCH_EVENTS
-            or event in NETWORK_EVENTS
-            or event == "object.__setattr__"
-            or event.startswith(("os.exec", "os.spawn", "ctypes.", "os.posix_spawn"))
-        )
-        if not interesting:
-            return
-        caller = sys._getframe(2)  # the Python frame that raised the event (0: here)
-        frame = self.cell_frame(caller)
-        if frame is None:
-            return
-        direct = caller is frame  # the cell's own code called the audited function
-        found = self.classify(event, args, caller, direct)
-        if found is not None:
+        if not self.cells:
+            return  # no cell has run yet: nothing to charge an event to
+        # The Python frame that raised the event (0: here, 1: __call__, 2: the hook).
+        caller = sys._getframe(3)
+        # The cell's own code called the audited function (the caller is the cell's frame).
+        direct = caller.f_code.co_filename in self.cells
+        if event in CLASSIFIED_FIRST:
+            found = self.classify(event, args, caller, direct)
+            frame = self.cell_frame(caller) if found is not None else None
+        elif event in FILE_EVENTS and "importlib._bootstrap" in caller.f_code.co_filename:
+            return  # an import reading a module (as file_event says, without the walk)
+        else:
+            frame = self.cell_frame(caller)
+            found = self.classify(event, args, caller, direct) if frame is not None else None
+        if frame is not None and found is not None:
             self.event(found[0], found[1], frame)
 
     def classify(self, event: str, args: tuple, caller, direct: bool) -> tuple[str, str] | None:
@@ -324,7 +358,7 @@ def install(path: str, folder: str | None = None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     recorder = Recorder(fd, path, os.path.realpath(folder or os.getcwd()))
     recorder.write({"cell": 0, "kind": "start", "pid": os.getpid()})
-    sys.addaudithook(recorder)
+    sys.addaudithook(recorder.hook())
 
 
 def install_from_environment() -> None:
