@@ -45,6 +45,7 @@ class ModeRow:
     speedup: float  # sequential nbgrader's time / this mode's
     same_grades: bool  # cell by cell equal to sequential nbgrader's
     overhead: float | None = None  # seconds per submission over the floor (one at a time)
+    load: float | None = None  # 1-minute load average as the mode finished (a shared machine)
 
     def as_dict(self) -> dict[str, Any]:
         """The row for the JSON output."""
@@ -119,24 +120,30 @@ def run_parallel_benchmark(
     started = time.perf_counter()
     run_nbgrader(root, "autograde", ASSIGNMENT)
     timings.append(("nbgrader autograde (sequential)", time.perf_counter() - started, {}))
+    loads = [os.getloadavg()[0]]
     reference = grades(root, students)
     floor = execute_only(root, students)
+    floor_load = os.getloadavg()[0]
 
     for count in workers or worker_counts():
         root = copy_workspace(template, workspace / f"workers-{count}")
         run = autograde(root, ASSIGNMENT, workers=count, progress=False)
         timings.append((f"autograde(workers={count})", run.wall_seconds, grades(root, students)))
+        loads.append(os.getloadavg()[0])
     if cluster_workers:
         root = copy_workspace(template, workspace / "dask-processes")
         with dask_processes(cluster_workers) as address:
             run = autograde(root, ASSIGNMENT, scheduler=address, progress=False)
         mode = f"dask scheduler + {cluster_workers} dask worker processes (127.0.0.1)"
         timings.append((mode, run.wall_seconds, grades(root, students)))
+        loads.append(os.getloadavg()[0])
 
     baseline = timings[0][1]
-    rows = [ModeRow("nbclient execute only (floor)", submissions, floor, 0, 0, True, 0.0)]
+    rows = [
+        ModeRow("nbclient execute only (floor)", submissions, floor, 0, 0, True, 0.0, floor_load)
+    ]
     rows = [replace(rows[0], per_minute=60 * submissions / floor, speedup=baseline / floor)]
-    for mode, seconds, graded in timings:
+    for (mode, seconds, graded), load in zip(timings, loads, strict=True):
         one_at_a_time = mode.startswith("nbgrader") or "workers=1)" in mode
         rows.append(
             ModeRow(
@@ -147,6 +154,7 @@ def run_parallel_benchmark(
                 speedup=baseline / seconds,
                 same_grades=not graded or graded == reference,
                 overhead=(seconds - floor) / submissions if one_at_a_time else None,
+                load=load,
             )
         )
     return rows
@@ -154,11 +162,11 @@ def run_parallel_benchmark(
 
 def format_parallel_table(rows: list[ModeRow]) -> str:
     """Mode, submissions, wall time, per minute, speedup, overhead per submission over the
-    floor (modes grading one at a time only), same grades."""
+    floor (modes grading one at a time only), same grades, the load average after it."""
     from autograder.checks.text_table import format_columns
 
     header = ["mode", "submissions", "wall time", "per minute", "speedup", "over floor"]
-    header.append("same grades")
+    header += ["same grades", "load"]
     body = [
         [
             row.mode,
@@ -168,7 +176,8 @@ def format_parallel_table(rows: list[ModeRow]) -> str:
             f"{row.speedup:.2f}x",
             "-" if row.overhead is None else f"{row.overhead:+.2f} s",
             "yes" if row.same_grades else "NO",
+            "-" if row.load is None else f"{row.load:.1f}",
         ]
         for row in rows
     ]
-    return "\n".join(format_columns(header, body, right={1, 2, 3, 4, 5}))
+    return "\n".join(format_columns(header, body, right={1, 2, 3, 4, 5, 7}))

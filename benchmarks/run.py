@@ -10,6 +10,7 @@ anything about time.
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -156,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             args.out / "parallel-autograde", submissions=args.submissions
         )
         print(format_parallel_table(parallel_rows))
+        load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+        print(f"load average (1, 5, 15 min) at the end: {load}")
         _write_json(
             args.out,
             "autograde_parallel",
