@@ -2,13 +2,12 @@
 skip submissions graded cleanly before, and the summary one ``autograde`` call returns."""
 
 import datetime as dt
-import json
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder.grading.course_root import AutogradeError
+from autograder.grading.json_records import append_records, read_records
 
 LOG_NAME = "autograde_log.json"
 STATUSES = ("graded", "timeout", "kernel-died", "memory", "error", "skipped")
@@ -56,14 +55,12 @@ class GradingRun:
 
 
 def read_log_json(root: Path) -> list[dict]:
-    """Every record of ``root/autograde_log.json`` as its JSON object, oldest first ([] if none)."""
-    path = Path(root) / LOG_NAME
-    if not path.exists():
-        return []
-    records = json.loads(path.read_text())
-    if not isinstance(records, list):
-        raise AutogradeError(f"{path} is not a JSON list of records")
-    return records
+    """Every record of ``root/autograde_log.json`` as its JSON object, oldest first ([] if none;
+    the complete ones when a killed run left its last append cut short)."""
+    try:
+        return read_records(Path(root) / LOG_NAME)
+    except ValueError as error:
+        raise AutogradeError(str(error)) from None
 
 
 def latest_records(records: Iterable[dict]) -> dict[tuple[str, str], dict]:
@@ -72,12 +69,12 @@ def latest_records(records: Iterable[dict]) -> dict[tuple[str, str], dict]:
 
 
 def append_log(root: Path, new: list[GradingRecord]) -> None:
-    """Add records to the log, replacing the file atomically so a crash cannot truncate it."""
-    path = Path(root) / LOG_NAME
-    records = read_log_json(root) + [r.as_dict() for r in new]
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(records, indent=1) + "\n")
-    os.replace(temporary, path)
+    """Add records at the end of the log, writing only them (a record per job of a course of
+    thousands); a run killed mid-write loses only the record being written."""
+    try:
+        append_records(Path(root) / LOG_NAME, [r.as_dict() for r in new])
+    except ValueError as error:
+        raise AutogradeError(str(error)) from None
 
 
 def utc_now() -> str:

@@ -5,9 +5,10 @@ modules that write them) and every value is kept as text for display, so a recor
 with an odd or missing field still shows instead of stopping the report.
 """
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograder.grading.json_records import read_records
 
 INTEGRITY_FILE = "integrity.json"
 LOG_FILE = "autograde_log.json"
@@ -42,12 +43,14 @@ def _text(value: object) -> str:
 
 
 def read_json_list(path: Path) -> list[dict] | None:
-    """A JSON file holding a list of objects; None when the file does not exist."""
+    """A JSON file holding a list of objects; None when the file does not exist (the
+    complete records of a log whose last append a killed run cut short)."""
     if not path.is_file():
         return None
-    records = json.loads(path.read_text())
-    if not isinstance(records, list):
-        raise ValueError(f"{path} should hold a JSON list of records")
+    try:
+        records = read_records(path)
+    except ValueError:
+        raise ValueError(f"{path} should hold a JSON list of records") from None
     return [r for r in records if isinstance(r, dict)]
 
 
