@@ -113,7 +113,25 @@ def _autograde(args: argparse.Namespace) -> int:
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
     for record in run.failures:
         print(f"  {record.student}: {record.status}: {record.message}")
+    errored = run.with_status("error")
+    attempted = [r for r in run.records if r.status != "skipped"]
+    if errored and len(errored) == len(attempted):
+        # Nothing was graded: a fault of the grading itself (worker, gradebook), not of
+        # the students' code; no scan of notebooks that were not graded.
+        print(
+            f"error: every submission failed to grade ({len(errored)} of {len(attempted)}), "
+            f"{errored[0].student}: {(errored[0].message.splitlines() or [''])[0]}",
+            file=sys.stderr,
+        )
+        return 1
     _scan(course, args.assignment, args.zero_flagged)
+    if errored:
+        print(
+            f"error: {len(errored)} of {len(attempted)} submissions failed to grade (status "
+            "error, 0 for now); the others are recorded; running autograde again grades them",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -196,7 +214,10 @@ def _add_grading_commands(commands) -> None:
         "submission, N at a time. A submission that loops, runs "
         "out of memory or kills its kernel is recorded in autograde_log.json and graded 0 "
         "where nothing was graded; the others are unaffected. Submissions graded before "
-        "and unchanged since are skipped unless --force.",
+        "and unchanged since are skipped unless --force. Exit status 0 when every "
+        "submission has its grade (a student's timeout, memory or dead kernel is one: 0, "
+        "flagged); 1 when any failed to grade (status error, the grader's fault: every one, "
+        "or some, the others then recorded and scanned); 2 for bad input.",
     )
     grade.add_argument("assignment", help="assignment id, a folder of the course's source/")
     _add_root(grade)
