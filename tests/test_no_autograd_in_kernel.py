@@ -29,8 +29,7 @@ ANSWERS = {
     "torch-import": "import torch\nanswer = 42 if torch.ones(1).item() == 1 else 0",
     "torch-built-name": "answer = 42 if __import__('to' + 'rch').ones(1).sum() == 1 else 0",
     "engine-import": (
-        "import importlib\n"
-        "answer = 42 if importlib.import_module('autograder.en' + 'gine.scalar').Scalar else 0"
+        "answer = 42 if __import__('autograder.en' + 'gine.scalar', fromlist=['_']).Scalar else 0"
     ),
 }
 
