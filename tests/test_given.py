@@ -92,3 +92,23 @@ def test_one_exercise_alone_with_every_other_unwritten():
     with pytest.raises(KeyError, match="no exercise or part"):
         with exercises.alone("mul-div"):
             pass
+
+
+def test_alone_lends_every_other_part_as_source_never_a_checked_one(monkeypatch):
+    from autograder.checks import given
+
+    lent_sources = {}
+
+    def spy(namespace, sources):
+        lent_sources.update(sources)
+        return given.ExitStack()
+
+    monkeypatch.setattr(given, "lent", spy)
+    exercises = given.Exercises("01-worked-example", {})
+    with exercises.alone("mul_div", "Sum.backward"):
+        pass
+    every = {p for parts in given.EXERCISE_PARTS["01-worked-example"].values() for p in parts}
+    checked = {"Mul.backward", "Div.backward", "Sum.backward"}
+    assert set(lent_sources) == every - checked
+    assert all(isinstance(s, str) and "def " in s for s in lent_sources.values())
+    assert "class Mul" not in "".join(lent_sources.values())

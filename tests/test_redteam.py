@@ -50,12 +50,18 @@ def test_honest_students_are_graded_as_alone(red_team):
 
 
 def test_cheats_that_earn_points_are_the_flagged_ones(red_team):
-    # The run must really be tested by cheats that work: some earn points until zeroed.
+    # With trusted verdicts and the sandbox no cheat may earn points unflagged; one that
+    # earns any is flagged and loses them with zeroing. (That the cheats work where the
+    # tests share the student's kernel is shown by tests/test_trusted_grading.py.)
     earning = [
         row for row in red_team.cheats if row.defended and row.score.score > row.honest_points
     ]
-    assert earning, "no cheat earned undue points: the red team tests nothing"
     assert all(row.flagged_rules and row.zeroed.score <= row.honest_points for row in earning)
+    # The run is tested by cheats that act: the runtime record saw what many of them tried.
+    tried = [
+        row for row in red_team.cheats if any(f.startswith("runtime-") for f in row.flagged_rules)
+    ]
+    assert len(tried) >= 10, [row.student for row in tried]
 
 
 def test_table_has_a_row_per_student_each_contained(red_team):
@@ -92,7 +98,8 @@ def test_report_shows_flags_and_failures(red_team):
 def test_verdict_catches_an_uncontained_cheat(red_team):
     # Plant a failure: pretend the scan missed the checks being patched.
     row = next(r for r in red_team.cheats if r.student == "cheat-torch-inside-engine")
-    unflagged = type(row)(**{**row.__dict__, "flags": []})
+    full = type(row.score)(row.score.max_score, row.score.max_score)
+    unflagged = type(row)(**{**row.__dict__, "flags": [], "score": full, "zeroed": full})
     assert "not flagged" in unflagged.verdict and "unflagged" in unflagged.verdict
 
 

@@ -290,11 +290,24 @@ def torch_score(root) -> tuple[float, str]:
 @pytest.mark.slow
 @needs_bwrap
 def test_hidden_packages_cannot_be_imported_in_the_sandbox(torch_course):
-    autograde(torch_course, "uses-torch", progress=False)
+    # The test cell runs in the student's kernel here (verdicts "kernel"): torch is there
+    # unless hidden, and a hidden package is not there at all.
+    autograde(torch_course, "uses-torch", progress=False, verdicts="kernel")
     assert torch_score(torch_course)[0] == 1, "torch is importable by default"
-    autograde(torch_course, "uses-torch", force=True, progress=False, hide_packages=("torch",))
+    autograde(
+        torch_course,
+        "uses-torch",
+        force=True,
+        progress=False,
+        hide_packages=("torch",),
+        verdicts="kernel",
+    )
     score, outputs = torch_score(torch_course)
-    assert score == 0 and "torch is not available while grading" in outputs
+    assert score == 0 and "No module named 'torch'" in outputs
+    # With trusted verdicts (the default) the student's kernel has no torch, the test cell's
+    # kernel (the trusted one) has.
+    autograde(torch_course, "uses-torch", force=True, progress=False)
+    assert torch_score(torch_course)[0] == 1
 
 
 @pytest.mark.slow

@@ -282,3 +282,27 @@ def test_a_test_can_subclass_a_student_class(student):
     assert isinstance(x, tensor_class) and isinstance(x, Doubled)
     assert np.array_equal((x * 3.0).data, [6.0, 6.0]) and seen == {"called": True}
     assert Doubled.kind() == "doubled"
+
+
+def test_the_student_kernels_setup_cell_loses_only_its_autograd_lines():
+    from autograder.grading.verdicts.cells import without_autograd
+
+    setup = (
+        "import numpy as np\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from jax import grad as jax_grad\n"
+        "from autograder import check_parity\n"
+        "torch.manual_seed(0)\n"
+        "activation = F.relu\n"
+        "rng = np.random.default_rng(0)\n"
+    )
+    kept = without_autograd(setup).splitlines()
+    assert kept == ["import numpy as np", "", "", "", "from autograder import check_parity"] + [
+        "",
+        "",
+        "rng = np.random.default_rng(0)",
+    ]
+    namespace: dict = {}
+    exec("\n".join(kept), namespace)  # runs without any autograd library
+    assert "torch" not in namespace and "F" not in namespace and "rng" in namespace

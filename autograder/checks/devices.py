@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import torch
+from autograder.checks.optional_torch import torch
 
 NOT_AVAILABLE = "not available"
 

@@ -7,52 +7,54 @@ whatever state that other exercise is in. The lent methods run as if typed in th
 their global names (``Tensor``, ``is_grad_enabled``, ...) are the notebook's, and a
 zero-argument ``super()`` starts from the notebook's class.
 
-At grading time with trusted verdicts the classes live in the student's kernel, so the
-lending happens there: the trusted kernel asks the student's kernel to enter and leave the
-same block (the lent code is the reference's, never the student's).
+What is lent travels as source text: the side that holds the reference engine reads the
+lent parts' sources (``reference_sources``), the side that holds the notebook's classes
+compiles them into the notebook (``lent``). In JupyterLab both are the student's kernel. At
+grading time with trusted verdicts only the trusted kernel has the engine: it sends the
+student's kernel the sources of the parts it lends, never of a part under test, and the
+student's kernel never imports ``autograder.engine`` (a sandboxed one cannot: it is not
+there).
 """
 
+import __future__
+
+import ast
+import importlib
 import inspect
+import textwrap
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from autograder.checks.student_side import in_student_kernel, in_trusted_kernel
-from autograder.engine import (
-    capstone,
-    custom,
-    double_backward,
-    functional,
-    grad_mode,
-    gradcheck,
-    jacobian,
-    nn,
-    optim,
-    scalar,
-    tensor,
-    transfer,
+
+# The reference engine's modules, in the order a class name is looked up (its last
+# definition, every part in, comes first).
+REFERENCE_MODULES = (
+    "tensor",
+    "scalar",
+    "grad_mode",
+    "nn",
+    "optim",
+    "custom",
+    "gradcheck",
+    "functional",
+    "jacobian",
+    "double_backward",
+    "transfer",
+    "capstone",
 )
 
-REFERENCE_MODULES = (
-    tensor,
-    scalar,
-    grad_mode,
-    nn,
-    optim,
-    custom,
-    gradcheck,
-    functional,
-    jacobian,
-    double_backward,
-    transfer,
-    capstone,
-)
+
+def reference_modules() -> list[types.ModuleType]:
+    """The reference engine's modules, imported on first use (never in a graded kernel)."""
+    return [importlib.import_module(f"autograder.engine.{name}") for name in REFERENCE_MODULES]
 
 
 def reference_class(name: str) -> type:
     """The reference engine's class called ``name`` (its last definition, every part in)."""
-    for module in REFERENCE_MODULES:
+    for module in reference_modules():
         found = getattr(module, name, None)
         if isinstance(found, type):
             return found
@@ -100,6 +102,111 @@ def rebind(value: Any, namespace: dict[str, Any], owner: type) -> Any:
     return function
 
 
+def _source(function: types.FunctionType) -> str:
+    """A function's definition (decorators included), dedented."""
+    return textwrap.dedent(inspect.getsource(function))
+
+
+def part_source(part: str) -> str:
+    """The reference's definition of ``part`` (``"function"`` or ``"Class.attribute"``): a
+    function's source, or the source of a class attribute's functions in class-body order
+    (a property's getter then setter)."""
+    if "." not in part:
+        return _source(reference_function(part))
+    class_name, name = part.split(".")
+    value = inspect.getattr_static(reference_class(class_name), name)
+    functions = functions_of(value)
+    if not functions:
+        raise LookupError(f"the reference's {part} is not a function or property")
+    return "\n".join(dict.fromkeys(_source(f) for f in functions))
+
+
+def reference_sources(parts: Iterable[str]) -> dict[str, str]:
+    """``part -> source`` for each part (read from the reference engine, which must be here)."""
+    return {part: part_source(part) for part in parts}
+
+
+def _compiled(source: str, part: str) -> types.CodeType:
+    """``source`` compiled with lazy annotations (they name notebook classes, which may not
+    exist yet, as ``def run_backward(root: Tensor)``)."""
+    flags = __future__.annotations.compiler_flag
+    return compile(source, f"<reference {part}>", "exec", flags=flags, dont_inherit=True)
+
+
+def compile_part(part: str, source: str, namespace: dict[str, Any]) -> Any:
+    """The object ``source`` defines for ``part``: a function, or a class attribute compiled
+    in a class body (so a zero-argument ``super()`` has its cell); decorators see the
+    notebook's names. A part that is an alias (``__radd__ = __add__``) is its def's object."""
+    if type(part) is not str or type(source) is not str:
+        raise TypeError("a lent part and its source must be strings")
+    defined = [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+    if not defined:
+        raise ValueError(f"the source lent for {part} defines no function")
+    scratch = dict(namespace)
+    name = part.split(".")[-1]
+    found = name if name in defined else defined[-1]
+    if "." not in part:
+        exec(_compiled(source, part), scratch)
+        return scratch[found]
+    exec(_compiled(f"class _Lent:\n{textwrap.indent(source, '    ')}\n", part), scratch)
+    return scratch["_Lent"].__dict__[found]
+
+
+@contextmanager
+def lent(namespace: dict[str, Any], sources: dict[str, str]) -> Iterator[None]:
+    """Inside the block, each part in ``sources`` that the notebook has (its function, or its
+    class) is the one compiled from its source; the notebook's own restored after."""
+    with ExitStack() as stack:
+        methods: dict[type, dict[str, str]] = {}
+        functions: dict[str, str] = {}
+        for part, source in sources.items():
+            owner = part.split(".")[0]
+            if owner not in namespace:
+                continue  # a cell not run yet (below this check): nothing to stand in for
+            if "." in part:
+                methods.setdefault(namespace[owner], {})[part.split(".")[1]] = source
+            else:
+                functions[part] = source
+        stack.enter_context(lent_functions(namespace, functions))
+        for cls, sources_of_cls in methods.items():
+            stack.enter_context(lent_methods(cls, sources_of_cls))
+        yield
+
+
+@contextmanager
+def lent_methods(cls: type, sources: dict[str, str]) -> Iterator[None]:
+    """Inside the block, ``cls``'s methods named in ``sources`` are compiled from them."""
+    namespace = notebook_namespace(cls)
+    own = {name: cls.__dict__[name] for name in sources if name in cls.__dict__}
+    try:
+        for name, source in sources.items():
+            value = compile_part(f"{cls.__name__}.{name}", source, namespace)
+            setattr(cls, name, rebind(value, namespace, cls))
+        yield
+    finally:
+        for name in sources:
+            if name in own:
+                setattr(cls, name, own[name])
+            elif name in cls.__dict__:
+                delattr(cls, name)
+
+
+@contextmanager
+def lent_functions(namespace: dict[str, Any], sources: dict[str, str]) -> Iterator[None]:
+    """Inside the block, the notebook's functions named in ``sources`` are compiled from them."""
+    own = {name: namespace[name] for name in sources if name in namespace}
+    try:
+        for name, source in sources.items():
+            namespace[name] = rebind(compile_part(name, source, namespace), namespace, object)
+        yield
+    finally:
+        for name in sources:
+            if name in own:
+                namespace[name] = own[name]
+            else:
+                namespace.pop(name, None)
+
+
 # This module as the student's kernel imports it (asked from the trusted kernel).
 HERE_IN_STUDENT_KERNEL = "__import__('autograder.checks.given', fromlist=['_'])"
 
@@ -107,24 +214,14 @@ HERE_IN_STUDENT_KERNEL = "__import__('autograder.checks.given', fromlist=['_'])"
 @contextmanager
 def reference_methods(cls: type, *names: str) -> Iterator[None]:
     """Inside the block, ``cls``'s methods ``names`` are the reference engine's; restored after."""
+    sources = {name: part_source(f"{cls.__name__}.{name}") for name in names}
     if in_trusted_kernel():
-        expression = f"{HERE_IN_STUDENT_KERNEL}.reference_methods(cls, *names)"
-        with in_student_kernel(expression, cls=cls, names=list(names)):
+        expression = f"{HERE_IN_STUDENT_KERNEL}.lent_methods(cls, sources)"
+        with in_student_kernel(expression, cls=cls, sources=sources):
             yield
         return
-    reference = reference_class(cls.__name__)
-    namespace = notebook_namespace(cls)
-    own = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
-    try:
-        for name in names:
-            setattr(cls, name, rebind(inspect.getattr_static(reference, name), namespace, cls))
+    with lent_methods(cls, sources):
         yield
-    finally:
-        for name in names:
-            if name in own:
-                setattr(cls, name, own[name])
-            elif name in cls.__dict__:
-                delattr(cls, name)
 
 
 @contextmanager
@@ -138,7 +235,7 @@ def reference_parts(parts: dict[type, tuple[str, ...]]) -> Iterator[None]:
 
 def reference_function(name: str) -> types.FunctionType:
     """The reference engine's module-level function called ``name``."""
-    for module in REFERENCE_MODULES:
+    for module in reference_modules():
         found = getattr(module, name, None)
         if isinstance(found, types.FunctionType):
             return found
@@ -148,17 +245,8 @@ def reference_function(name: str) -> types.FunctionType:
 @contextmanager
 def reference_functions(namespace: dict[str, Any], *names: str) -> Iterator[None]:
     """Inside the block, the notebook's functions ``names`` are the reference's; restored after."""
-    own = {name: namespace[name] for name in names if name in namespace}
-    try:
-        for name in names:
-            namespace[name] = rebind(reference_function(name), namespace, object)
+    with lent_functions(namespace, reference_sources(names)):
         yield
-    finally:
-        for name in names:
-            if name in own:
-                namespace[name] = own[name]
-            else:
-                namespace.pop(name, None)
 
 
 # What each exercise (solution cell) of a notebook defines: "function" or "Class.method".
@@ -232,31 +320,19 @@ class Exercises:
 
         ``checked`` names exercises (solution cells) or single parts (``"Context.release"``).
         So the block checks those alone: a correct answer passes whatever state the
-        notebook's other exercises are in (written, unwritten or wrong).
+        notebook's other exercises are in (written, unwritten or wrong). Only the other
+        parts' sources are lent, never a checked part's.
         """
-        if in_trusted_kernel():
-            expression = (
-                f"{HERE_IN_STUDENT_KERNEL}.Exercises(notebook, get_ipython().user_ns)"
-                ".alone(*checked)"
-            )
-            with in_student_kernel(expression, notebook=self.notebook, checked=list(checked)):
-                yield
-            return
         every_part = [part for parts in self.parts.values() for part in parts]
         unknown = [name for name in checked if name not in self.parts and name not in every_part]
         if unknown:
             raise KeyError(f"no exercise or part {unknown}; exercises: {sorted(self.parts)}")
         kept = {part for name in checked for part in self.parts.get(name, (name,))}
-        # Parts of cells not run yet (below this check) cannot be what the check runs.
-        others = [
-            part for part in every_part if part not in kept and part.split(".")[0] in self.namespace
-        ]
-        functions = [part for part in others if "." not in part]
-        methods: dict[type, tuple[str, ...]] = {}
-        for part in others:
-            if "." in part:
-                class_name, method = part.split(".")
-                cls = self.namespace[class_name]
-                methods[cls] = (*methods.get(cls, ()), method)
-        with reference_functions(self.namespace, *functions), reference_parts(methods):
+        sources = reference_sources(part for part in every_part if part not in kept)
+        if in_trusted_kernel():
+            expression = f"{HERE_IN_STUDENT_KERNEL}.lent(get_ipython().user_ns, sources)"
+            with in_student_kernel(expression, sources=sources):
+                yield
+            return
+        with lent(self.namespace, sources):
             yield

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
+
+from autograder.checks.optional_torch import torch
 
 
 @dataclass

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
 
 from autograder.checks.compare import compare_arrays, student_array
 from autograder.checks.devices import DeviceStatus, tf32_disabled, torch_devices
 from autograder.checks.display import failure, report_pass
 from autograder.checks.exact import exact_array
+from autograder.checks.optional_torch import torch
 
 Shape = tuple[int, ...]
 

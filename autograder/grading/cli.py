@@ -259,11 +259,11 @@ def _add_grading_commands(commands) -> None:
     )
     grade.add_argument(
         "--verdicts",
-        choices=("kernel", "trusted"),
-        default="kernel",
-        help="where test cells run: the student's kernel (nbgrader's way; default) or a "
-        "second, trusted kernel that reaches the student's objects only through a narrow "
-        "channel, so the student's code cannot change a verdict",
+        choices=("trusted", "kernel"),
+        default="trusted",
+        help="where test cells run: a second, trusted kernel that reaches the student's "
+        "objects only through a narrow channel, so the student's code cannot change a "
+        "verdict (default), or the student's own kernel (nbgrader's way)",
     )
     grade.add_argument(
         "--zip", type=Path, metavar="FILE", help="first collect submissions from this zip"

@@ -26,6 +26,7 @@ from nbgrader.utils import is_grade
 from autograder.checks.text_table import format_columns
 from autograder.grading import redteam_cheats as code
 from autograder.grading.autograde import GradingRun, autograde, load_course
+from autograder.grading.autograde.run import DEFAULT_VERDICTS
 from autograder.grading.autograde.sandbox import SANDBOXED
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
 from autograder.grading.integrity import CHEATING_RULES, Flag, scan_assignment
@@ -40,11 +41,11 @@ HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded a
 # What stops a cheat: "scan" (the integrity scan, then zeroing), "audit" (the runtime
 # record, then zeroing), "limits" (time, memory and process limits of the grading),
 # "checks" (nbgrader's restored cells and the check library's own strictness), "sandbox"
-# (the kernel sees no file or process of the course) and "trusted" (verdicts decided
-# outside the student's kernel). The last two come from other branches: add each here
-# when it is merged, and the red team then holds the cheats it stops to 0 undue points.
+# (the kernel sees no file or process of the course, no autograd library and no reference
+# engine) and "trusted" (verdicts decided outside the student's kernel). All are here; a
+# cheat whose defence were missing would be reported as waiting for it.
 DEFENCES = ("scan", "audit", "limits", "checks", "sandbox", "trusted")
-PRESENT_DEFENCES = frozenset({"scan", "audit", "limits", "checks", "sandbox"})
+PRESENT_DEFENCES = frozenset(DEFENCES)
 SUBMISSION_TIMEOUT = 150  # seconds: a worker stopped by its kernel is killed after this
 # A detached process a cheat leaves running is `sleep` of this many seconds, to find it.
 DETACHED_SECONDS = f"{random.randint(10**6, 10**7)}.25"
@@ -461,7 +462,54 @@ NEW_CHEATS: tuple[Cheat, ...] = (
     ),
 )
 
-CHEATS = (*FIRST_CHEATS, *NEW_CHEATS)
+# The reference engine reached by several routes: sandboxed, it is not there (nothing is
+# gained); unsandboxed, each route is flagged and zeroing takes the points.
+ENGINE_CHEATS: tuple[Cheat, ...] = tuple(
+    Cheat(
+        student,
+        story,
+        REFERENCE,
+        with_wrong_power_rule("scalar", source),
+        honest_points=2,
+        defence="sandbox",
+        flags=frozenset(flags),
+        sandboxed=("graded", frozenset()),
+    )
+    for student, story, source, flags in (
+        (
+            "cheat-engine-import",
+            "the reference engine's power rule, imported under a built name",
+            code.ENGINE_IMPORT,
+            {"dynamic-code"},
+        ),
+        (
+            "cheat-engine-through-checks",
+            "the reference's Scalar taken from the checks' borrowing module",
+            code.ENGINE_THROUGH_CHECKS,
+            {"autograd-import"},
+        ),
+        (
+            "cheat-engine-source",
+            "the reference power rule's source asked of the checks and run",
+            code.ENGINE_SOURCE_THROUGH_CHECKS,
+            {"autograd-import", "dynamic-code"},
+        ),
+        (
+            "cheat-engine-files",
+            "the reference engine's files read from the package's folder and run",
+            code.ENGINE_FILE,
+            {"dynamic-code", "file-access"},
+        ),
+        (
+            "cheat-solutions-folder",
+            "the instructor's notebook found next to the package and its solution run",
+            code.SOLUTIONS_FOLDER,
+            {"dynamic-code", "file-access"},
+        ),
+    )
+)
+
+CHEATS = (*FIRST_CHEATS, *NEW_CHEATS, *ENGINE_CHEATS)
 HONEST = (REFERENCE, BLANK, HONEST_BUG)
 
 
@@ -561,9 +609,14 @@ def honest_losses() -> dict[str, set[str]]:
 
 
 def run_red_team(
-    root: Path, workers: int = 2, cell_timeout: int = 20, memory_limit_mb: int = 3072
+    root: Path,
+    workers: int = 2,
+    cell_timeout: int = 20,
+    memory_limit_mb: int = 3072,
+    verdicts: str = DEFAULT_VERDICTS,
 ) -> RedTeamResult:
-    """Grade the honest students and every cheat in one run; scan, zero and tabulate."""
+    """Grade the honest students and every cheat in one run; scan, zero and tabulate
+    (``verdicts="kernel"``: nbgrader's way, to see what the trusted kernel stops)."""
     root = create_workspace(root.resolve())
     release_dir = generate_release(root, [ASSIGNMENT])
     course = load_course(root)
@@ -577,6 +630,7 @@ def run_red_team(
         memory_limit_mb=memory_limit_mb,
         submission_timeout=SUBMISSION_TIMEOUT,
         progress=False,
+        verdicts=verdicts,
     )
     harms = {c.student: c.harm(root, before) for c in CHEATS if c.harm is not None}
     db_url = course.db_url

@@ -27,10 +27,11 @@ from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
 from autograder.grading.autograde.kernel_launch import (
     AUDIT_HOOK_ENV,
     AUDIT_HOOK_FILE,
+    NO_IMPORT_ENV,
     write_kernelspec,
 )
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
-from autograder.grading.autograde.sandbox import JobSandbox
+from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
 from autograder.grading.integrity.runtime_audit import RECORD_ENV
 from autograder.grading.integrity.runtime_record import RECORD_NAME, read_record
 
@@ -90,11 +91,16 @@ def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
 
 
 @contextlib.contextmanager
-def job_environment(spec: JobSpec, jupyter_dir: Path, record: Path) -> Iterator[None]:
+def job_environment(
+    spec: JobSpec, jupyter_dir: Path, record: Path, sandboxed: bool = False
+) -> Iterator[None]:
     """The kernel's environment for this job, put back as it was afterwards; ``record`` is
-    where its audit hook writes the runtime record."""
+    where its audit hook writes the runtime record. With trusted verdicts an unsandboxed
+    kernel refuses to import autograd libraries (a sandboxed one has none mounted)."""
     saved = dict(os.environ)
     try:
+        if spec.verdicts == "trusted" and not sandboxed:
+            os.environ[NO_IMPORT_ENV] = ",".join(AUTOGRAD_PACKAGES)
         os.environ[SEED_ENV] = str(spec.seed)
         os.environ[JOB_TOKEN_ENV] = spec.token
         os.environ[AUDIT_HOOK_ENV] = str(AUDIT_HOOK_FILE)
@@ -183,7 +189,8 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
         write_kernelspec(jupyter_dir, spec.memory_limit_mb, sandbox)
         kernel_output = root / "kernel-output.txt"
         record = (sandbox.runtime if sandbox else root) / RECORD_NAME
-        with job_environment(spec, jupyter_dir, record), captured_output(kernel_output):
+        environment = job_environment(spec, jupyter_dir, record, sandbox is not None)
+        with environment, captured_output(kernel_output):
             saved, log = run_converter(spec, root, sandbox)
         output = log + kernel_output.read_text(errors="replace")
         runtime = read_record(record)

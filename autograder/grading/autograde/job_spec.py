@@ -38,7 +38,7 @@ class JobSpec:
     memory_limit_mb: int | None
     threads: int | None  # BLAS/OpenMP threads for the kernel (None: leave as is)
     extra_env: dict[str, str] = field(default_factory=dict)
-    verdicts: str = "kernel"  # "trusted": test cells run in a second, trusted kernel
+    verdicts: str = "trusted"  # test cells in a second, trusted kernel ("kernel": the student's)
     sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
 
 

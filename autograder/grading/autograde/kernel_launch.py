@@ -19,12 +19,17 @@ KERNEL_NAME = "python3"
 # import the grader's packages. Named to the kernel through this variable, which it removes.
 AUDIT_HOOK_ENV = "AUTOGRADER_AUDIT_HOOK"
 AUDIT_HOOK_FILE = Path(__file__).resolve().parents[1] / "integrity" / "runtime_audit.py"
+# Top-level packages the kernel must not import (comma-separated; removed by the kernel): an
+# unsandboxed kernel's best effort at having no autograd library (student code in the same
+# process can undo it; the runtime record flags any such import). The sandbox mounts none.
+NO_IMPORT_ENV = "AUTOGRADER_NO_IMPORT"
 
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
 # the process-count limit (argv[2], 0 for none), then PR_SET_PDEATHSIG so a killed worker
 # takes its kernel along, then ipykernel itself. SIGINT raises KeyboardInterrupt again
 # (ignored by the sandbox's launcher, inherited through bwrap). The runtime record's
-# audit hook goes in last, before any notebook code (it cannot be removed).
+# audit hook goes in last, before any notebook code (it cannot be removed), then the
+# refusal of the packages named in NO_IMPORT_ENV.
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # the sandbox's launcher ignores it
@@ -44,6 +49,15 @@ if os.environ.get("AUTOGRADER_AUDIT_HOOK"):
     audit = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(audit)
     audit.install_from_environment()
+refused = frozenset(filter(None, os.environ.pop("AUTOGRADER_NO_IMPORT", "").split(",")))
+if refused:
+    class Refused:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in refused:
+                message = f"No module named {name!r} (not available while grading)"
+                raise ModuleNotFoundError(message, name=name)
+            return None
+    sys.meta_path.insert(0, Refused())
 sys.argv = ["ipykernel_launcher", *sys.argv[3:]]
 runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 """

@@ -32,7 +32,7 @@ from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.orphans import sweeping
 from autograder.grading.autograde.plan import plan, skipped_record
-from autograder.grading.autograde.sandbox import choose_sandbox
+from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES, choose_sandbox
 from autograder.grading.autograde.status_line import Progress
 from autograder.grading.course_root import Course, check_gradable, load_course
 
@@ -41,8 +41,10 @@ DEFAULT_MEMORY_LIMIT_MB = 4096
 # nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
 # for a cell timeout per cell.
 DEFAULT_SUBMISSION_TIMEOUT = 1800.0
-# Where graded test cells run: the student's kernel (nbgrader's way) or a trusted one.
-VERDICTS = ("kernel", "trusted")
+# Where graded test cells run: a trusted kernel (the default) or the student's own kernel
+# (nbgrader's way, which the student's code can change).
+VERDICTS = ("trusted", "kernel")
+DEFAULT_VERDICTS = "trusted"
 GAVE_UP = (
     "the grading process died twice while grading this submission, alone the second time "
     "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
@@ -61,7 +63,7 @@ def autograde(
     submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
     progress: bool = True,
     seed_salt: str = "",
-    verdicts: str = "kernel",
+    verdicts: str = DEFAULT_VERDICTS,
     sandbox: bool = True,
     hide_packages: tuple[str, ...] = (),
     scheduler: str | None = None,
@@ -73,8 +75,9 @@ def autograde(
     anything is written, when it does not answer). Faulty submissions are recorded and
     graded 0 where nothing was saved; the others are unaffected. Records go to
     ``root/autograde_log.json`` (skips are returned, not logged).
-    ``verdicts="trusted"`` runs every graded test cell in a second, trusted kernel that
-    reaches the student's objects only through a narrow channel (``grading.verdicts``).
+    Every graded test cell runs in a second, trusted kernel that reaches the student's
+    objects only through a narrow channel (``grading.verdicts``); ``verdicts="kernel"``
+    runs them in the student's kernel, as plain nbgrader does.
     Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
     cannot run, unsandboxed with one warning, and each record says so.
     """
@@ -93,7 +96,10 @@ def autograde(
         return run
     workers = max(1, workers)
     local = scheduler is None
-    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages)
+    trusted = verdicts == "trusted"
+    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
+        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
+    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages, hide_engine=trusted)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
     try:

@@ -1,8 +1,10 @@
 """The grading kernel inside bubblewrap: no network, a read-only file system that holds only
 what the kernel needs, and nothing of the course or of the job's hidden tests.
 
-Inside the sandbox the kernel sees the system folders, the Python installation and the
-``autograder`` package (its ``grading`` wing emptied), all read-only; its
+Inside the sandbox the kernel sees the system folders, the Python installation (without
+the ``hide_packages``: autograd libraries with trusted verdicts) and the ``autograder``
+package without its reference engine and grading wing (but the verdict channel's student
+side and the audit hook), all read-only: what is hidden is not there at all; its
 own working folder (the job's ``autograded/STUDENT/ASSIGNMENT``) writable, with every
 notebook there replaced by an empty file (nbgrader writes the notebook with its hidden
 tests there before running it); a private ``/tmp``; the folder of its connection file and
@@ -35,7 +37,8 @@ from pathlib import Path
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
 SANDBOXED = "bubblewrap"
-# Autograd libraries a sandbox can make unimportable (those installed, by ``hide_packages``).
+# Autograd libraries: never in the student's kernel with trusted verdicts (the sandbox does
+# not mount those installed; unsandboxed, the kernel's launcher refuses their import).
 AUTOGRAD_PACKAGES = ("torch", "functorch", "jax", "autograd", "mygrad", "tensorflow")
 DEFAULT_MAX_PROCESSES = 256  # threads count too: torch starts one per core
 PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where mounted
@@ -120,13 +123,13 @@ def unavailable_reason() -> str | None:
 
 
 def choose_sandbox(
-    wanted: bool, hide_packages: tuple[str, ...] = ()
+    wanted: bool, hide_packages: tuple[str, ...] = (), hide_engine: bool = False
 ) -> tuple["SandboxOptions | None", str]:
     """The run's sandbox options (None: unsandboxed) and the label its log records carry;
     prints the one warning of a run that cannot be sandboxed."""
     reason = unavailable_reason() if wanted else "switched off for this run"
     if reason is None:
-        return SandboxOptions(hide_packages=tuple(hide_packages)), SANDBOXED
+        return SandboxOptions(tuple(hide_packages), hide_engine=hide_engine), SANDBOXED
     print(
         f"warning: grading kernels are {NOT_SANDBOXED} ({reason}): student code can read "
         "and change the job's files and reach the network",
@@ -137,10 +140,12 @@ def choose_sandbox(
 
 @dataclass(frozen=True)
 class SandboxOptions:
-    """How a job's kernel is sandboxed: packages made unimportable, process-count limit."""
+    """How a job's kernel is sandboxed: packages made unimportable, process-count limit, and
+    whether the reference engine is there (the checks need it only in the student's kernel)."""
 
     hide_packages: tuple[str, ...] = ()
     max_processes: int = DEFAULT_MAX_PROCESSES
+    hide_engine: bool = False
 
 
 def python_folders() -> list[Path]:
@@ -168,17 +173,44 @@ def package_location(name: str) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-def write_stub(folder: Path, name: str, module_file: bool) -> Path:
-    """A package (or module file) ``name`` whose import says it is not available."""
-    text = f"raise ImportError({f'{name} is not available while grading'!r})\n"
-    if module_file:
-        path = folder / f"{name}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-    (folder / name).mkdir(parents=True, exist_ok=True)
-    (folder / name / "__init__.py").write_text(text)
-    return folder / name
+# What of the grading wing a sandboxed kernel needs: the student's side of the verdict
+# channel (it imports it) and the runtime record's audit hook (its launcher loads the file).
+KERNEL_GRADING_PARTS = ("__init__.py", "verdicts", "integrity/runtime_audit.py")
+
+
+def hidden_parts_of_package(package: Path, engine: bool = True) -> list[Path]:
+    """The parts of the ``autograder`` package a grading kernel must not see: every part of
+    the grading wing but ``KERNEL_GRADING_PARTS``, and (``engine``) the reference engine."""
+    kept = {package / "grading" / part for part in KERNEL_GRADING_PARTS}
+    hidden = [package / "engine"] if engine else []
+
+    def walk(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            if any(entry in path.parents for path in kept):
+                walk(entry)
+            elif entry not in kept:
+                hidden.append(entry)
+
+    walk(package / "grading")
+    return hidden
+
+
+def bind_except(folder: Path, hidden: list[Path]) -> list[str]:
+    """bwrap options showing ``folder`` read-only without the ``hidden`` paths in it (not
+    there at all: an import finds nothing): where one is inside, a fresh folder that gets
+    each entry but the hidden ones, recursively, then made read-only."""
+    inside = [path for path in hidden if folder in path.parents]
+    if folder in hidden:
+        return []
+    if not inside or folder.is_symlink():
+        return ro_bind(folder)
+    options = ["--tmpfs", str(folder)]
+    for entry in sorted(folder.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            options += bind_except(entry, inside)
+        elif entry not in inside:
+            options += ro_bind(entry)
+    return [*options, "--remount-ro", str(folder)]
 
 
 def ro_bind(source: Path, target: Path | None = None) -> list[str]:
@@ -244,7 +276,7 @@ class JobSandbox:
 
     def __init__(self, root: Path, work: Path, options: SandboxOptions) -> None:
         """Sandbox kernels working in ``work``, with helper files
-        (sockets, stubs) under ``root``, a folder the kernel never sees."""
+        (sockets) under ``root``, a folder the kernel never sees."""
         import autograder
 
         self.bwrap = shutil.which("bwrap") or "bwrap"
@@ -254,26 +286,19 @@ class JobSandbox:
         self.cgroup = create_pids_cgroup(options.max_processes)
         self.max_processes = options.max_processes
         package = Path(autograder.__file__).resolve().parent
+        # Not there at all: the hidden packages, the reference engine (the solutions), and
+        # the grading tools but for the verdict channel's student side and the audit hook.
+        hidden = [p for p in map(package_location, options.hide_packages) if p is not None]
+        hidden += hidden_parts_of_package(package, options.hide_engine)
         options_list = list(BASE_OPTIONS)
         for folder in SYSTEM_FOLDERS:
             if os.path.lexists(folder):
-                options_list += ro_bind(Path(folder))
-        for folder in python_folders():
-            options_list += ro_bind(folder)
-        options_list += ro_bind(package)
-        # The kernel never imports the grading tools (the engine it may: checks borrow from it).
-        options_list += ["--tmpfs", str(package / "grading")]
-        # Except the student's side of the trusted-verdict channel, which it must import.
-        options_list += ro_bind(package / "grading" / "__init__.py")
-        options_list += ro_bind(package / "grading" / "verdicts")
-        # And the runtime record's audit hook, which the kernel's launcher loads by its path.
-        options_list += ro_bind(package / "grading" / "integrity" / "runtime_audit.py")
-        stubs = (root / "stubs").resolve()
-        for name in options.hide_packages:
-            location = package_location(name)
-            if location is not None:
-                stub = write_stub(stubs, name, module_file=location.is_file())
-                options_list += ro_bind(stub, location)
+                options_list += bind_except(Path(folder), hidden)
+        folders = python_folders()
+        for folder in folders:
+            options_list += bind_except(folder, hidden)
+        if not any(folder in package.parents for folder in folders):
+            options_list += bind_except(package, hidden)
         # The job folder is an empty read-only folder with two writable ones in it, so a
         # write to ../../../gradebook.db fails rather than making a file of the same name.
         job = str(root.resolve())

@@ -6,6 +6,8 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES
+
 # Always in the trusted kernel, whatever the notebook imports.
 BASE_PREAMBLE = """\
 import numpy as np
@@ -148,6 +150,37 @@ def free_names(source: str) -> list[str]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
     }
     return sorted(loaded - _top_level_bindings(tree) - set(dir(builtins)))
+
+
+def _autograd_names(node: ast.stmt) -> set[str]:
+    """The names an import statement binds to an autograd library (empty for other code)."""
+    if isinstance(node, ast.Import):
+        found = [a for a in node.names if a.name.split(".")[0] in AUTOGRAD_PACKAGES]
+        return {(a.asname or a.name).split(".")[0] for a in found}
+    if isinstance(node, ast.ImportFrom) and node.level == 0:
+        if (node.module or "").split(".")[0] in AUTOGRAD_PACKAGES:
+            return {a.asname or a.name for a in node.names}
+    return set()
+
+
+def without_autograd(source: str) -> str:
+    """The setup cell as the student's kernel runs it while grading: its top-level statements
+    that import an autograd library or use a name such an import binds (``torch``, ``F``)
+    blanked out, line numbers kept. The rest (NumPy, the checks' imports, seeds) runs."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.splitlines()
+    names: set[str] = set()
+    for node in tree.body:
+        bound = _autograd_names(node)
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if bound or used & names:
+            names |= bound
+            for index in range(node.lineno - 1, node.end_lineno or node.lineno):
+                lines[index] = ""
+    return "\n".join(lines)
 
 
 def preamble(plan: Plan, socket_path: str) -> str:

@@ -25,7 +25,13 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
-from autograder.grading.verdicts.cells import free_names, preamble, read_plan, with_twins
+from autograder.grading.verdicts.cells import (
+    free_names,
+    preamble,
+    read_plan,
+    with_twins,
+    without_autograd,
+)
 
 TRUSTED_KERNEL = "autograder-trusted"
 SERVE = "__import__('autograder.grading.verdicts.serve', fromlist=['_']).serve({path!r})"
@@ -108,6 +114,7 @@ class TrustedExecute(Execute):
             trusted.nb = nb
             env = dict(os.environ, IPYTHONDIR=str(folder / "ipython"), PYTHONSAFEPATH="1")
             env["PYTHONNOUSERSITE"] = "1"
+            env.pop("AUTOGRADER_NO_IMPORT", None)  # the student's kernel's, not this one's
             with trusted.setup_kernel(env=env):
                 self._trusted = trusted
                 code = preamble(self._plan, self._socket)
@@ -120,6 +127,8 @@ class TrustedExecute(Execute):
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """A graded test cell in the trusted kernel; any other cell as nbgrader does."""
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type == "code" and grade_id == "setup" and self._plan.setup:
+            return self._setup_without_autograd(cell, resources, index)
         if cell.cell_type != "code" or grade_id not in self._plan.tests:
             return super().preprocess_cell(cell, resources, index)
         source = self._plan.tests[grade_id] or cell.source
@@ -141,6 +150,16 @@ class TrustedExecute(Execute):
             cell.outputs.append(error_output("NoVerdict", failure))
         self._await_reply(served, timeout)
         return cell, self.resources
+
+    def _setup_without_autograd(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """The setup cell (the gradebook's text) in the student's kernel, without its autograd
+        imports: that kernel has no autograd library; the notebook shows the cell as given."""
+        shown = cell.source
+        cell.source = without_autograd(self._plan.setup)
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        finally:
+            cell.source = shown
 
     def _await_preamble(self) -> None:
         """Before the first test cell: the trusted kernel has started and run its preamble."""
