@@ -161,6 +161,23 @@ def reference_functions(namespace: dict[str, Any], *names: str) -> Iterator[None
                 namespace.pop(name, None)
 
 
+@contextmanager
+def current_student_functions(namespace: dict[str, Any], names: list[str]) -> Iterator[None]:
+    """In the trusted kernel, rebind ``names`` to what the student's kernel holds now.
+
+    A test cell's names are bound to the student's objects when the cell starts; a function
+    lent inside the block replaces the student's global there, so code run here (08's
+    ``train_both`` calls ``train_step``) must look it up again, and get the old one after.
+    """
+    own = {name: namespace[name] for name in names if name in namespace}
+    try:
+        for name in own:
+            namespace[name] = in_student_kernel("get_ipython().user_ns[name]", name=name)
+        yield
+    finally:
+        namespace.update(own)
+
+
 # What each exercise (solution cell) of a notebook defines: "function" or "Class.method".
 EXERCISE_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "01-worked-example": {
@@ -226,6 +243,18 @@ class Exercises:
         self.parts = EXERCISE_PARTS[notebook]
         self.namespace = namespace
 
+    def lent(self, checked: tuple[str, ...]) -> list[str]:
+        """The parts lent by the reference while ``checked`` (exercises or parts) is checked."""
+        every_part = [part for parts in self.parts.values() for part in parts]
+        unknown = [name for name in checked if name not in self.parts and name not in every_part]
+        if unknown:
+            raise KeyError(f"no exercise or part {unknown}; exercises: {sorted(self.parts)}")
+        kept = {part for name in checked for part in self.parts.get(name, (name,))}
+        # Parts of cells not run yet (below this check) cannot be what the check runs.
+        return [
+            part for part in every_part if part not in kept and part.split(".")[0] in self.namespace
+        ]
+
     @contextmanager
     def alone(self, *checked: str) -> Iterator[None]:
         """Inside the block, every part of the notebook is the reference's except ``checked``.
@@ -234,24 +263,17 @@ class Exercises:
         So the block checks those alone: a correct answer passes whatever state the
         notebook's other exercises are in (written, unwritten or wrong).
         """
+        others = self.lent(checked)
+        functions = [part for part in others if "." not in part]
         if in_trusted_kernel():
             expression = (
                 f"{HERE_IN_STUDENT_KERNEL}.Exercises(notebook, get_ipython().user_ns)"
                 ".alone(*checked)"
             )
             with in_student_kernel(expression, notebook=self.notebook, checked=list(checked)):
-                yield
+                with current_student_functions(self.namespace, functions):
+                    yield
             return
-        every_part = [part for parts in self.parts.values() for part in parts]
-        unknown = [name for name in checked if name not in self.parts and name not in every_part]
-        if unknown:
-            raise KeyError(f"no exercise or part {unknown}; exercises: {sorted(self.parts)}")
-        kept = {part for name in checked for part in self.parts.get(name, (name,))}
-        # Parts of cells not run yet (below this check) cannot be what the check runs.
-        others = [
-            part for part in every_part if part not in kept and part.split(".")[0] in self.namespace
-        ]
-        functions = [part for part in others if "." not in part]
         methods: dict[type, tuple[str, ...]] = {}
         for part in others:
             if "." in part:
