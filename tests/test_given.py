@@ -1,9 +1,17 @@
 """Borrowing the reference's methods for one check: the notebook's names, restored after."""
 
+import contextlib
+import types
+
 import nbformat
 import pytest
 
-from autograder.checks.given import reference_methods, reference_parts
+from autograder.checks import student_side
+from autograder.checks.given import (
+    Exercises,
+    reference_methods,
+    reference_parts,
+)
 from autograder.grading.engine_sync import strip_solution_markers
 from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
 
@@ -112,3 +120,66 @@ def test_alone_lends_every_other_part_as_source_never_a_checked_one(monkeypatch)
     assert set(lent_sources) == every - checked
     assert all(isinstance(s, str) and "def " in s for s in lent_sources.values())
     assert "class Mul" not in "".join(lent_sources.values())
+
+
+class StudentSide:
+    """A context manager of the fake student kernel: entered and left there (no evaluator)."""
+
+    def __init__(self, manager, evaluators):
+        self.manager, self.evaluators = manager, evaluators
+
+    def __enter__(self):
+        with self.evaluators.off():
+            return self.manager.__enter__()
+
+    def __exit__(self, *exc_info):
+        with self.evaluators.off():
+            return self.manager.__exit__(*exc_info)
+
+
+class FakeStudentKernel:
+    """The trusted kernel's evaluator, answered in this process from ``user_ns``."""
+
+    def __init__(self, user_ns, monkeypatch):
+        self.user_ns, self.registered = user_ns, [self.evaluate]
+        monkeypatch.setattr(student_side, "_evaluators", self.registered)
+
+    @contextlib.contextmanager
+    def off(self):
+        self.registered.clear()
+        try:
+            yield
+        finally:
+            self.registered.append(self.evaluate)
+
+    def evaluate(self, expression, names):
+        shell = types.SimpleNamespace(user_ns=self.user_ns)
+        with self.off():
+            value = student_side.evaluate_here(expression, {**names, "get_ipython": lambda: shell})
+        return StudentSide(value, self) if hasattr(value, "__enter__") else value
+
+
+def test_a_lent_function_is_looked_up_again_from_the_trusted_kernel(monkeypatch):
+    # 08's train_both runs in the trusted kernel and calls train_step, bound to the
+    # student's function when the test cell started; lent, it must be the reference's.
+    cells = {"setup", "grad_switch", "no_grad", "unbroadcast", "function", "tensor"}
+    cells |= {"add_sub_neg", "shape_ops", "mul_div", "elementwise", "matmul", "reductions"}
+    cells |= {"grad_modes", "validate_gradients", "graph_nodes", "backward", "module", "sgd"}
+    cells |= {"clip_grad_norm", "mlp"}
+    cells |= {"train_step"}
+    student = kernel_namespace("08-capstone", cells)
+    FakeStudentKernel(student, monkeypatch)
+    trusted = {"train_step": student["train_step"], "MLP": student["MLP"]}
+    exercises = Exercises("08-capstone", trusted)
+    released = student["train_step"]
+    with exercises.alone("mlp"):
+        assert trusted["train_step"] is student["train_step"] is not released
+        # compiled from the reference's source, lent as text
+        assert trusted["train_step"].__code__.co_filename == "<reference train_step>"
+    assert trusted["train_step"] is student["train_step"] is released
+    with pytest.raises(NotImplementedError):
+        trusted["train_step"](None, None, None, None, 1.0)  # the released one again
+    with exercises.alone("train_step"):
+        assert trusted["train_step"] is student["train_step"]  # checked: never lent
+        with pytest.raises(NotImplementedError):
+            trusted["train_step"](None, None, None, None, 1.0)

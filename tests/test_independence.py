@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 # exercise: said here. Elsewhere an exercise's test cells are those up to the next solution cell.
 EXPLICIT = {
     "02-how-it-works": {
-        "function": set(),  # release and next_functions: checked with the graph, below
+        "function": {"test_next_functions", "test_release"},
         "tensor": {"test_retain_grad"},
         "graph_nodes": {"test_graph_structure"},
         "backward": {"test_free_graph"},
@@ -35,19 +35,9 @@ EXPLICIT = {
         "loss_history": {"test_loss_history"},
     },
     "08-capstone": {
-        "mlp": set(),
-        "train_step": {"test_mlp_and_step", "test_training_matches_torch"},
+        "mlp": {"test_mlp_and_step"},
+        "train_step": {"test_training_matches_torch"},
     },
-}
-
-# Exercises whose checks still need another exercise of their notebook solved: one check
-# covers parts in two solution cells (02: next_functions sits in the Context cell with
-# release, and is checked with graph_node; release is checked with release_graph), or two
-# checks share one training run (08). strict: a fixed one fails here until taken off.
-STILL_DEPENDENT = {
-    ("02-how-it-works", "graph_nodes"),
-    ("02-how-it-works", "backward"),
-    ("08-capstone", "train_step"),
 }
 
 
@@ -73,14 +63,7 @@ def student_name(exercise: str) -> str:
 
 
 CASES = [
-    pytest.param(
-        assignment,
-        exercise,
-        id=f"{assignment}:{exercise}",
-        marks=[pytest.mark.xfail(strict=True, reason="checks still need other exercises")]
-        if (assignment, exercise) in STILL_DEPENDENT
-        else [],
-    )
+    pytest.param(assignment, exercise, id=f"{assignment}:{exercise}")
     for assignment in assignments()
     for exercise in solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
 ]
@@ -92,12 +75,36 @@ def test_every_solution_cell_has_a_mapping():
         assert set(exercise_tests(assignment)) == solved, assignment
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Release every notebook, hand in one submission per exercise, autograde each notebook."""
-    root = tmp_path_factory.mktemp("independence")
-    release = generate_release(root)
+def test_every_test_cell_checks_exactly_one_exercise():
+    # An exercise with no test cell would pass here while earning nothing; a test cell of
+    # two exercises would need both solved.
     for assignment in assignments():
+        notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+        graded = [
+            cell.metadata["nbgrader"]["grade_id"]
+            for cell in notebook.cells
+            if is_grade(cell) and not is_solution(cell)
+        ]
+        owned = exercise_tests(assignment)
+        assert all(owned.values()), f"{assignment}: an exercise without a test cell: {owned}"
+        mapped = [test for tests in owned.values() for test in tests]
+        assert sorted(mapped) == sorted(graded), assignment
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, request):
+    """Release the notebooks of the selected cases (``-k 02`` grades 02 alone), hand in one
+    submission per exercise, autograde each notebook."""
+    selected = sorted(
+        {
+            item.callspec.params["assignment"]
+            for item in request.session.items
+            if "assignment" in getattr(getattr(item, "callspec", None), "params", {})
+        }
+    )
+    root = tmp_path_factory.mktemp("independence")
+    release = generate_release(root, selected)
+    for assignment in selected:
         solved = solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
         for exercise, source in solved.items():
             notebook = nbformat.read(notebook_path(release, assignment), as_version=4)

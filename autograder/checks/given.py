@@ -249,6 +249,23 @@ def reference_functions(namespace: dict[str, Any], *names: str) -> Iterator[None
         yield
 
 
+@contextmanager
+def current_student_functions(namespace: dict[str, Any], names: list[str]) -> Iterator[None]:
+    """In the trusted kernel, rebind ``names`` to what the student's kernel holds now.
+
+    A test cell's names are bound to the student's objects when the cell starts; a function
+    lent inside the block replaces the student's global there, so code run here (08's
+    ``train_both`` calls ``train_step``) must look it up again, and get the old one after.
+    """
+    own = {name: namespace[name] for name in names if name in namespace}
+    try:
+        for name in own:
+            namespace[name] = in_student_kernel("get_ipython().user_ns[name]", name=name)
+        yield
+    finally:
+        namespace.update(own)
+
+
 # What each exercise (solution cell) of a notebook defines: "function" or "Class.method".
 EXERCISE_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
     "01-worked-example": {
@@ -328,11 +345,14 @@ class Exercises:
         if unknown:
             raise KeyError(f"no exercise or part {unknown}; exercises: {sorted(self.parts)}")
         kept = {part for name in checked for part in self.parts.get(name, (name,))}
-        sources = reference_sources(part for part in every_part if part not in kept)
+        others = [part for part in every_part if part not in kept]
+        sources = reference_sources(others)
         if in_trusted_kernel():
             expression = f"{HERE_IN_STUDENT_KERNEL}.lent(get_ipython().user_ns, sources)"
+            functions = [part for part in others if "." not in part]
             with in_student_kernel(expression, sources=sources):
-                yield
+                with current_student_functions(self.namespace, functions):
+                    yield
             return
         with lent(self.namespace, sources):
             yield
