@@ -130,6 +130,14 @@ def numpy_blas() -> str:
         return "unknown"
 
 
+def load_average() -> str:
+    """The machine's load average over 1, 5 and 15 minutes (as ``uptime``), or why unknown."""
+    try:
+        return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def machine_info() -> dict[str, Any]:
     """Where the numbers come from: CPU, core count, library versions, BLAS kernel and threads."""
     cpu = platform.processor() or platform.machine()
@@ -156,4 +164,5 @@ def machine_info() -> dict[str, Any]:
         "torch": torch.__version__,
         "torch_threads": torch.get_num_threads(),
         "torch_blas": "mkl" if torch.backends.mkl.is_available() else "other",
+        "load_average": load_average(),
     }
