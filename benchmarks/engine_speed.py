@@ -1,8 +1,9 @@
-"""Speed of the reference engine against hand-written NumPy (the floor) and torch eager on CPU.
+"""Speed of the reference engine against hand-written NumPy (the floor), torch and two peers.
 
-Each workload is built three times from the same arrays: with ``autograder.engine`` (the
+Each workload is built five times from the same arrays: with ``autograder.engine`` (the
 solutions' engine), as hand-written NumPy forward and backward (the same matrix products
-with no graph, so the least any NumPy engine can cost), and with torch eager on the CPU.
+with no graph, so the least any NumPy engine can cost), with torch eager on the CPU, and
+with the NumPy autograd libraries HIPS autograd and mygrad (``benchmarks/peers.py``).
 Results are reported as ratios to the floor.
 """
 
@@ -16,9 +17,19 @@ import torch.nn.functional as F
 
 from autograder.engine.nn import Linear, mse_loss
 from autograder.engine.tensor import Tensor
+from benchmarks import peers
 from benchmarks.timing import Timing, measure_interleaved
 
-IMPLEMENTATIONS = ("engine", "numpy", "torch")
+IMPLEMENTATIONS = ("engine", "numpy", "torch", "autograd", "mygrad")
+# Column titles, the floor first: HIPS autograd is PyPI's ``autograd``.
+TITLES = {
+    "numpy": "numpy floor",
+    "engine": "engine",
+    "torch": "torch cpu",
+    "autograd": "hips autograd",
+    "mygrad": "mygrad",
+}
+AGREEMENT_TOLERANCE = 1e-10  # float64: every implementation must end at the same parameters
 LEARNING_RATE = 0.01
 
 
@@ -31,6 +42,8 @@ class Workload:
     dtype: type
     build: Callable[[], dict[str, Callable[[], Any]]]
     notes: str = ""
+    sizes: tuple[int, ...] = ()  # an MLP's layer sizes, to rebuild it in float64
+    batch: int = 0
 
 
 @dataclass
@@ -190,9 +203,11 @@ def mlp_workload(name: str, sizes: tuple[int, ...], batch: int, dtype: type) -> 
             "engine": engine_mlp_step(x, target, params),
             "numpy": numpy_mlp_step(x, target, params),
             "torch": torch_mlp_step(x, target, params),
+            "autograd": peers.hips_mlp_step(x, target, params),
+            "mygrad": peers.mygrad_mlp_step(x, target, params),
         }
 
-    return Workload(name, "mlp step", dtype, build)
+    return Workload(name, "mlp step", dtype, build, sizes=sizes, batch=batch)
 
 
 # ---------------------------------------------------------------------------------------
@@ -265,7 +280,14 @@ def op_workload(op: str, rows: int, cols: int, dtype: type) -> Workload:
             out = engine_fn(*torch_leaves)
             out.backward() if scalar_out else out.backward(torch_upstream)
 
-        return {"engine": engine, "numpy": numpy, "torch": torch_eager}
+        peer_upstream = np.float64(1.0) if scalar_out else upstream
+        return {
+            "engine": engine,
+            "numpy": numpy,
+            "torch": torch_eager,
+            "autograd": peers.hips_op(op, arrays, peer_upstream),
+            "mygrad": peers.mygrad_op(op, arrays, peer_upstream),
+        }
 
     shape = f"{rows}x{cols} @ {cols}x{cols}" if op == "matmul" else f"{rows}x{cols}"
     if op == "add (broadcast)":
@@ -298,9 +320,11 @@ def default_workloads(scale: float = 1.0) -> list[Workload]:
 def run_speed(
     workloads: list[Workload] | None = None, *, repeat: int = 21, min_sample_s: float = 0.02
 ) -> list[SpeedRow]:
-    """Time every workload's three implementations; return one row per workload."""
+    """Check that the MLP implementations agree, then time every workload's implementations."""
+    workloads = workloads if workloads is not None else default_workloads()
+    check_implementations_agree(workloads)
     rows = []
-    for workload in workloads if workloads is not None else default_workloads():
+    for workload in workloads:
         fns = workload.build()
         timings = measure_interleaved(fns, repeat=repeat, min_sample_s=min_sample_s)
         label = f"{workload.name}" + (f" ({workload.notes})" if workload.notes else "")
@@ -308,21 +332,44 @@ def run_speed(
     return rows
 
 
-def same_result(workload: Workload, steps: int = 3) -> bool:
-    """Do the three MLP implementations end with the same parameters after ``steps`` steps?"""
+def disagreements(workload: Workload, steps: int = 3, tolerance: float | None = None) -> list[str]:
+    """The MLP implementations whose parameters after ``steps`` steps differ from the floor's."""
     fns = workload.build()
     for fn in fns.values():
         for _ in range(steps):
             fn()
     reference = fns["numpy"].parameters()
-    rtol = 1e-4 if workload.dtype == np.float32 else 1e-10
-    return all(
-        all(
-            np.allclose(a, b, rtol=rtol, atol=rtol)
+    if tolerance is None:
+        tolerance = 1e-4 if workload.dtype == np.float32 else AGREEMENT_TOLERANCE
+    return [
+        name
+        for name, fn in fns.items()
+        if not all(
+            np.allclose(a, b, rtol=tolerance, atol=tolerance)
             for a, b in zip(fn.parameters(), reference, strict=True)
         )
-        for fn in fns.values()
-    )
+    ]
+
+
+def same_result(workload: Workload, steps: int = 3) -> bool:
+    """Do all MLP implementations end with the same parameters after ``steps`` steps?"""
+    return not disagreements(workload, steps)
+
+
+def check_implementations_agree(workloads: list[Workload]) -> None:
+    """Raise unless every MLP row's implementations, rebuilt in float64, end at the same
+    parameters (to 1e-10): a faster implementation that computes something else is no peer."""
+    for workload in workloads:
+        if workload.kind != "mlp step":
+            continue
+        twin = mlp_workload(workload.name, workload.sizes, workload.batch, np.float64)
+        wrong = disagreements(twin, tolerance=AGREEMENT_TOLERANCE)
+        if wrong:
+            raise RuntimeError(
+                f"{workload.name}: {', '.join(wrong)} ended with parameters that differ from "
+                f"the hand-written NumPy step's by more than {AGREEMENT_TOLERANCE} in float64; "
+                "the timings would compare different computations"
+            )
 
 
 def _format_seconds(seconds: float) -> str:
@@ -335,17 +382,19 @@ def format_speed_table(rows: list[SpeedRow]) -> str:
     """The speed table: median (IQR) per implementation and ratios to the NumPy floor."""
     from autograder.checks.text_table import format_columns
 
-    header = ["workload", "dtype", "numpy floor", "engine", "torch cpu", "engine/np", "torch/np"]
-    header += ["(of min)", "(of min)"]
+    timed = [name for name in TITLES if name in rows[0].timings] if rows else []
+    others = [name for name in timed if name != "numpy"]
+    header = ["workload", "dtype", *(TITLES[name] for name in timed)]
+    header += [f"{name}/np" for name in others] + ["engine/np (of min)"]
     body = []
     for row in rows:
         cells = [row.name, row.dtype]
-        for implementation in IMPLEMENTATIONS[1], IMPLEMENTATIONS[0], IMPLEMENTATIONS[2]:
+        for implementation in timed:
             timing = row.timings[implementation]
             cells.append(
                 f"{_format_seconds(timing.median_s)} ±{100 * timing.iqr_s / timing.median_s:.0f}%"
             )
-        cells += [f"{row.ratio('engine'):.2f}x", f"{row.ratio('torch'):.2f}x"]
-        cells += [f"{row.ratio_min('engine'):.2f}x", f"{row.ratio_min('torch'):.2f}x"]
+        cells += [f"{row.ratio(name):.2f}x" for name in others]
+        cells.append(f"{row.ratio_min('engine'):.2f}x")
         body.append(cells)
-    return "\n".join(format_columns(header, body, right={2, 3, 4, 5, 6, 7, 8}))
+    return "\n".join(format_columns(header, body, right=set(range(2, len(header)))))

@@ -44,13 +44,15 @@ def cprofile_engine_step(
 def extra_work(
     sizes: tuple[int, ...] = (784, 256, 10), batch: int = 128, repeat: int = 15
 ) -> dict[str, Any]:
-    """Time alone, per step, the work the engine adds on top of the floor's matrix products.
+    """Time alone, per step, work the engine does (or did) on top of the floor's products.
 
-    - the gradient of the input batch: ``MatMul.backward`` computes both operands'
-      gradients, and ``run_backward`` drops the one of ``x`` (which does not require grad);
-    - the first copy of each leaf gradient (``grad.copy()``): the weight's gradient arrives
-      through ``Transpose.backward`` as a transposed view, and ``ndarray.copy`` makes a
-      C-ordered copy of it, a strided transposing copy of the whole weight matrix;
+    The first two are what issue 16 removed, kept here to show their size:
+
+    - the gradient of the input batch, which ``MatMul.backward`` computed before it checked
+      ``ctx.needs_input_grad``;
+    - a C-ordered copy of a transposed weight gradient, which the first accumulation
+      (``grad.copy()``) made before ``MatMul.backward`` gave a ``weight.T``'s gradient the
+      weight's own layout;
     - Python: the graph objects and calls per operation, measured as the engine step on
       a 1-row, 1-feature problem with the same number of operations.
     """

@@ -18,7 +18,7 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks import engine_speed, grading_time, memory, profile_engine, run, timing  # noqa: E402
 
 
-def test_every_speed_workload_times_three_implementations():
+def test_every_speed_workload_times_five_implementations():
     workloads = engine_speed.default_workloads(scale=0.05)
     rows = engine_speed.run_speed(workloads, repeat=2, min_sample_s=0.0002)
     assert len(rows) == len(workloads) == 15
@@ -29,6 +29,7 @@ def test_every_speed_workload_times_three_implementations():
         json.dumps(row.as_dict())
     table = engine_speed.format_speed_table(rows)
     assert "step: mlp 784-256-10" in table and "engine/np" in table
+    assert "hips autograd" in table and "mygrad/np" in table
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
@@ -36,6 +37,24 @@ def test_mlp_implementations_compute_the_same_step(index):
     # The floor and torch must do the same work as the engine, or the ratios mean nothing.
     workload = engine_speed.default_workloads(scale=0.1)[index]
     assert engine_speed.same_result(workload, steps=2)
+
+
+def test_agreement_check_fails_loudly_on_an_implementation_that_computes_otherwise(
+    monkeypatch,
+):
+    # A peer whose update is off by one part in 1e8 must stop the run before any timing.
+    from benchmarks import peers
+
+    honest = peers.mygrad_mlp_step
+
+    def slightly_off(x, target, params):
+        return honest(x, target, [(w * (1 + 1e-8), b) for w, b in params])
+
+    workloads = engine_speed.default_workloads(scale=0.1)[:1]
+    engine_speed.check_implementations_agree(workloads)
+    monkeypatch.setattr(peers, "mygrad_mlp_step", slightly_off)
+    with pytest.raises(RuntimeError, match="mygrad ended with parameters that differ"):
+        engine_speed.check_implementations_agree(workloads)
 
 
 def test_memory_rows_for_both_ways_of_keeping_the_loss():

@@ -26,6 +26,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     gradient contributions along that dimension add up.
     """
     ### BEGIN SOLUTION
+    if grad.shape == shape:  # nothing was broadcast (the usual case): no work at all
+        return grad
     # Dimensions that broadcasting prepended: sum them away entirely.
     while grad.ndim > len(shape):
         grad = grad.sum(axis=0)
@@ -44,7 +46,7 @@ class Context:
     def __init__(self, function: type["Function"], inputs: tuple["Tensor", ...]) -> None:
         self.function = function
         self.inputs = inputs
-        self.needs_input_grad = tuple(t.requires_grad for t in inputs)
+        self.needs_input_grad = tuple([t.requires_grad for t in inputs])
         self._saved: tuple[np.ndarray, ...] = ()
 
     def save_for_backward(self, *arrays: np.ndarray) -> None:
@@ -81,7 +83,7 @@ class Function:
     def apply(cls, *inputs: "Tensor", **params: Any) -> "Tensor":
         """Run forward on the inputs' arrays; record the graph when a gradient is needed."""
         ctx = Context(cls, inputs)
-        data = cls.forward(ctx, *(t.data for t in inputs), **params)
+        data = cls.forward(ctx, *[t.data for t in inputs], **params)
         requires_grad = is_grad_enabled() and any(ctx.needs_input_grad)
         out = Tensor(data, requires_grad=requires_grad)
         if requires_grad:
@@ -162,9 +164,8 @@ class Context(Context):
     def save_for_backward(self, *arrays: np.ndarray) -> None:
         super().save_for_backward(*arrays)
         # The version of every input whose array is saved, to compare at backward time.
-        self.saved_versions = tuple(
-            (t, t._version) for t in self.inputs if any(a is t.data for a in arrays)
-        )
+        saved = {id(a) for a in arrays}
+        self.saved_versions = tuple((t, t._version) for t in self.inputs if id(t.data) in saved)
 
     def check_versions(self) -> None:
         """Raise torch's error if a saved tensor was changed in place since it was saved."""
@@ -218,7 +219,8 @@ class Tensor:
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         self.data = np.asarray(data)
-        if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
+        # dtype kind "f": a floating-point dtype (np.issubdtype says the same, but slower).
+        if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
@@ -643,6 +645,8 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
+        # A matrix stored column by column: a Linear's ``weight.T``, a view of the weight.
+        ctx.b_transposed = b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous
         return a @ b
 
     @staticmethod
@@ -657,11 +661,22 @@ class MatMul(Function):
             grad2 = grad2.reshape(*grad2.shape, 1)
         if a.ndim == 1:
             grad2 = grad2.reshape(*grad2.shape[:-1], 1, grad2.shape[-1])
-        grad_a = grad2 @ b2.swapaxes(-1, -2)
-        grad_b = a2.swapaxes(-1, -2) @ grad2
-        # Batch dimensions may have been broadcast: sum them away.
-        grad_a = unbroadcast(grad_a, a2.shape).reshape(a.shape)
-        grad_b = unbroadcast(grad_b, b2.shape).reshape(b.shape)
+        # Only the products someone needs, as torch does: an input batch needs no gradient,
+        # and its product would cost as much as the forward one.
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad2 @ b2.swapaxes(-1, -2)
+            # Batch dimensions may have been broadcast: sum them away.
+            grad_a = unbroadcast(grad_a, a2.shape).reshape(a.shape)
+        if ctx.needs_input_grad[1]:
+            if ctx.b_transposed:
+                # The same product computed transposed, (G^T A)^T, so that the gradient has
+                # b's layout (torch does this too): the weight's gradient then arrives in the
+                # weight's own layout, and copying it needs no transposing copy.
+                grad_b = (grad2.swapaxes(-1, -2) @ a2).swapaxes(-1, -2)
+            else:
+                grad_b = a2.swapaxes(-1, -2) @ grad2
+            grad_b = unbroadcast(grad_b, b2.shape).reshape(b.shape)
         return grad_a, grad_b
         ### END SOLUTION
 
@@ -696,8 +711,8 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         ### BEGIN SOLUTION
-        (grad_sum,) = Sum.backward(ctx, grad)
-        return (grad_sum / ctx.count,)
+        # Divide before spreading: one division per output element, not per input element.
+        return Sum.backward(ctx, grad / ctx.count)
         ### END SOLUTION
 
 
@@ -728,7 +743,7 @@ class BroadcastTo(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
-        return np.broadcast_to(a, shape).copy()
+        return np.full(shape, a)  # a new array of ``shape``, filled with ``a`` broadcast
 
     @staticmethod
     def backward(ctx, grad):
@@ -739,7 +754,7 @@ def broadcast_to(x: "Tensor | np.ndarray", shape: tuple[int, ...]) -> "Tensor | 
     """``x`` repeated to ``shape``: a new array for an array, a recorded op for a Tensor."""
     if isinstance(x, Tensor):
         return BroadcastTo.apply(x, shape=shape)
-    return np.broadcast_to(x, shape).copy()
+    return np.full(shape, x)  # as np.broadcast_to(x, shape).copy(), in a fifth of the time
 
 
 # %% chunk: backward
@@ -756,7 +771,7 @@ def topological_order(root: Tensor) -> list[Tensor]:
             visited.add(id(tensor))
             stack.append((tensor, True))
             if tensor.grad_fn is not None:
-                stack.extend((t, False) for t in tensor.grad_fn.inputs)
+                stack.extend([(t, False) for t in tensor.grad_fn.inputs])
     return order
 
 
@@ -809,7 +824,7 @@ def release_graph(root: Tensor) -> None:
         ctx = stack.pop()
         if ctx is not None and not ctx.freed:
             ctx.release()
-            stack.extend(tensor.grad_fn for tensor in ctx.inputs)
+            stack.extend([tensor.grad_fn for tensor in ctx.inputs])
     ### END SOLUTION 02
 
 
@@ -829,8 +844,9 @@ def validate_gradients(ctx: Context, grads: tuple) -> tuple:
         )
     checked = []
     for index, (tensor, grad) in enumerate(zip(ctx.inputs, grads, strict=True)):
-        if grad is not None:
-            grad = grad if isinstance(grad, Tensor) else np.asarray(grad)
+        if grad is not None and not isinstance(grad, Tensor):
+            grad = np.asarray(grad)
+        if grad is not None and grad.shape != tensor.shape:  # the same shape needs no check
             try:
                 broadcasts = np.broadcast_shapes(tensor.shape, grad.shape) == grad.shape
             except ValueError:
