@@ -9,7 +9,9 @@ from autograder.grading.mutation.equivalents import read_equivalents
 from autograder.grading.mutation.grading import (
     GradingOptions,
     OutcomeCache,
+    estimate,
     grade_mutants,
+    uncached,
 )
 from autograder.grading.mutation.mutants import Mutant, assignment_mutants, sample
 from autograder.grading.mutation.report import (
@@ -53,7 +55,14 @@ def run_mutation(settings: MutateSettings) -> MutationReport:
     rows, wrong, generated = [], [], {}
     plan = {assignment: chosen_mutants(settings, assignment) for assignment in ids}
     total = sum(len(chosen) for _, chosen in plan.values())
-    print(f"{total} mutants chosen in {len(ids)} notebooks", file=sys.stderr)
+    pending = sum(
+        len(uncached(a, chosen, settings.solutions_dir, cache)) for a, (_, chosen) in plan.items()
+    )
+    print(
+        f"{total} mutants chosen in {len(ids)} notebooks; "
+        + estimate(pending, settings.options.workers),
+        file=sys.stderr,
+    )
     for assignment, (every, chosen) in plan.items():
         for mutant in every:
             key = (assignment, mutant.cell)
