@@ -174,7 +174,7 @@ def test_real_run_then_resume(tmp_path, monkeypatch):
     settings = MutateSettings(
         assignments=("00-recipe",),
         sample=3,
-        seed=3,
+        seed=6,
         out=tmp_path / "mutation",
         readme=readme,
         options=GradingOptions(workers=2, cell_timeout=60),
