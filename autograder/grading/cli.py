@@ -157,6 +157,34 @@ def _redteam(args: argparse.Namespace) -> int:
     return redteam_main(args.workspace)
 
 
+def _mutate(args: argparse.Namespace) -> int:
+    from autograder.grading.mutation.grading import GradingOptions, MutationError
+    from autograder.grading.mutation.report import markdown_table
+    from autograder.grading.mutation.run import MutateSettings, run_mutation
+
+    unknown = sorted(set(args.assignment) - set(assignments()))
+    if unknown:
+        raise UsageError(f"unknown assignment(s) {unknown}; known: {assignments()}")
+    settings = MutateSettings(
+        assignments=tuple(args.assignment),
+        sample=args.sample,
+        seed=args.seed,
+        out=args.out,
+        readme=None if args.no_readme else MutateSettings.readme,
+        options=GradingOptions(
+            workers=args.workers, cell_timeout=args.cell_timeout, batch_size=args.batch
+        ),
+    )
+    try:
+        report = run_mutation(settings)
+    except MutationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(markdown_table(report))
+    print(f"report: {args.out / 'report.html'}, {args.out / 'report.json'}")
+    return 0
+
+
 def _feedback(args: argparse.Namespace) -> int:
     from autograder.grading.nbgrader_workspace import run_nbgrader
 
@@ -299,6 +327,32 @@ def _add_grading_commands(commands) -> None:
     )
     redteam.add_argument("--workspace", type=Path, default=Path("build/redteam"))
     redteam.set_defaults(run=_redteam)
+
+    mutate = commands.add_parser(
+        "mutate",
+        help="mutation testing of the graders: grade mutants of every exercise's solution",
+        description="Mutate each exercise's reference solution (one classic mistake per "
+        "mutant), grade every mutant with the real nbgrader through autograde, and report "
+        "per exercise how many lost points (killed) and which kept full marks (survived, "
+        "with their diffs). Outcomes are cached per mutant: a rerun grades only new ones.",
+    )
+    mutate.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
+    mutate.add_argument(
+        "--sample", type=_positive, metavar="N", help="grade a seeded sample of N per notebook"
+    )
+    mutate.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    mutate.add_argument("--workers", type=_positive, default=1, help="grading workers")
+    mutate.add_argument(
+        "--cell-timeout", type=_positive, default=60, metavar="S", help="seconds per cell"
+    )
+    mutate.add_argument(
+        "--batch", type=_positive, default=24, help="mutants graded per autograde run"
+    )
+    mutate.add_argument("--out", type=Path, default=Path("build/mutation"))
+    mutate.add_argument(
+        "--no-readme", action="store_true", help="do not rewrite the README's score table"
+    )
+    mutate.set_defaults(run=_mutate)
 
 
 def build_parser() -> argparse.ArgumentParser:
