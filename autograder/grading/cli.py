@@ -12,10 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 from autograder.grading.nbgrader_workspace import NbgraderError
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 def _release(args: argparse.Namespace) -> int:
+    from autograder.grading.i18n.edition import edition, editions, generate_solutions
     from autograder.grading.release import generate_release, publish_release
     from autograder.grading.run_progress import print_to_stderr
 
@@ -24,8 +25,15 @@ def _release(args: argparse.Namespace) -> int:
     if unknown:
         print(f"error: unknown assignment(s) {unknown}; known: {assignments()}", file=sys.stderr)
         return 2
-    written = publish_release(generate_release(args.workspace, ids, print_to_stderr))
-    print(f"regenerated {', '.join(written)} in {COURSE_DIR}")
+    chosen = editions() if args.edition == "all" else [edition(args.edition)]
+    for each in chosen:
+        if each.translated:
+            for path in generate_solutions(each):
+                print(f"regenerated {path} from solutions/ and i18n/{each.language}/")
+        workspace = args.workspace / each.language
+        release = generate_release(workspace, ids, print_to_stderr, each.language)
+        written = publish_release(release, each.course)
+        print(f"regenerated {', '.join(written)} in {each.course}")
     return 0
 
 
@@ -305,10 +313,18 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     release = commands.add_parser(
-        "release", help="regenerate course/ from solutions/ with nbgrader generate_assignment"
+        "release",
+        help="regenerate course/ (and course-es/) from solutions/ with nbgrader "
+        "generate_assignment",
     )
     release.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
     release.add_argument("--workspace", type=Path, default=Path("build/release"))
+    release.add_argument(
+        "--edition",
+        default="all",
+        help="en, es or all (default): the Spanish edition's solutions-es/ is regenerated "
+        "from solutions/ and i18n/es/ first",
+    )
     release.set_defaults(run=_release)
 
     sync = commands.add_parser(

@@ -25,7 +25,7 @@ from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR
 
 PACKAGE_DIR = REPO_ROOT / "autograder"
 # The modules whose messages a student reads: the checks and the notebook helpers.
-STUDENT_SIDE = ("checks/*.py", "*.py")
+STUDENT_SIDE = ("checks/*.py", "*.py", "grading/i18n/feedback.py")
 
 
 def message_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
