@@ -49,6 +49,11 @@ def tr(message: str, /, **fields: object) -> str:
     return text.format(**fields) if fields else text
 
 
+def marked(message: str) -> str:
+    """``message`` unchanged, marked for the catalog: translated later, where shown (``tr``)."""
+    return message
+
+
 @functools.cache
 def catalog(code: str) -> dict[str, str]:
     """msgid -> msgstr of the translated, non-fuzzy entries of ``messages/<code>.po``."""

@@ -13,42 +13,24 @@ from nbconvert.exporters import HTMLExporter
 from traitlets import Unicode
 
 from autograder.checks import language as languages
+from autograder.checks.language import marked
 
 # (English markup of nbgrader's feedback template, the same with {label} where the
-# translated label goes, label). Each label is a catalog msgid: the tr() calls below list
-# them for the extractor.
+# translated label goes, label: a catalog msgid).
 _LABELS = [
-    ('">Test cell</a>', '">{label}</a>', "Test cell"),
-    ('">Coding free-response</a>', '">{label}</a>', "Coding free-response"),
-    ('">Written response</a>', '">{label}</a>', "Written response"),
-    ('">Comment</a>', '">{label}</a>', "Comment"),
-    ("(Score: ", "({label}: ", "Score"),
-    ("\n      Score: ", "\n      {label}: ", "Score"),
-    ('<a href="#top">(Top)</a>', '<a href="#top">({label})</a>', "Top"),
-    ("nbgrader-label\">Student's answer<", 'nbgrader-label">{label}<', "Student's answer"),
-    ("nbgrader-label\">Student's task<", 'nbgrader-label">{label}<', "Student's task"),
-    ('nbgrader-label">Grade cell: <code>', 'nbgrader-label">{label}: <code>', "Grade cell"),
-    ("<b>Comments:</b>", "<b>{label}:</b>", "Comments"),
-    (">Late submission penalty (", ">{label} (", "Late submission penalty"),
+    ('">Test cell</a>', '">{label}</a>', marked("Test cell")),
+    ('">Coding free-response</a>', '">{label}</a>', marked("Coding free-response")),
+    ('">Written response</a>', '">{label}</a>', marked("Written response")),
+    ('">Comment</a>', '">{label}</a>', marked("Comment")),
+    ("(Score: ", "({label}: ", marked("Score")),
+    ("\n      Score: ", "\n      {label}: ", marked("Score")),
+    ('<a href="#top">(Top)</a>', '<a href="#top">({label})</a>', marked("Top")),
+    ("nbgrader-label\">Student's answer<", 'nbgrader-label">{label}<', marked("Student's answer")),
+    ("nbgrader-label\">Student's task<", 'nbgrader-label">{label}<', marked("Student's task")),
+    ('nbgrader-label">Grade cell: <code>', 'nbgrader-label">{label}: <code>', marked("Grade cell")),
+    ("<b>Comments:</b>", "<b>{label}:</b>", marked("Comments")),
+    (">Late submission penalty (", ">{label} (", marked("Late submission penalty")),
 ]
-
-
-def _extracted_labels() -> None:
-    """The labels as tr() calls, so that the catalog extractor lists them (never called)."""
-    for label in (
-        languages.tr("Test cell"),
-        languages.tr("Coding free-response"),
-        languages.tr("Written response"),
-        languages.tr("Comment"),
-        languages.tr("Score"),
-        languages.tr("Top"),
-        languages.tr("Student's answer"),
-        languages.tr("Student's task"),
-        languages.tr("Grade cell"),
-        languages.tr("Comments"),
-        languages.tr("Late submission penalty"),
-    ):
-        del label
 
 
 def translate_page(page: str, language: str) -> str:

@@ -39,7 +39,7 @@ def messages_template(package_dir: Path = PACKAGE_DIR) -> Catalog:
     for path in message_sources(package_dir):
         name = path.relative_to(package_dir.parent).as_posix()
         for line, message, _comments, _context in extract_from_file(
-            "python", path, keywords={"tr": None}, comment_tags=()
+            "python", path, keywords={"tr": None, "marked": None}, comment_tags=()
         ):
             if not isinstance(message, str) or not message:
                 continue
