@@ -217,7 +217,9 @@ def check_raises_like(
                 name=name,
                 match=match,
             )
-            + f"\n  {tr('yours')}: {_describe(engine_exc)}\n  torch: {_describe(torch_exc)}\n  "
+            + "\n  "
+            + tr("yours")
+            + f": {_describe(engine_exc)}\n  torch: {_describe(torch_exc)}\n  "
             + hint_line(tr("say what went wrong in words close to torch's")),
             torch_exc,
             engine_exc,
@@ -341,7 +343,7 @@ def check_flags(
         for flag in dict.fromkeys(row[1] for row in rows):  # each hint once, in table order
             hint = FLAG_HINTS.get(flag)
             if hint:
-                lines.append(f"  {tr('hint')} ({flag}): {tr(hint)}")
+                lines.append("  " + tr("hint") + f" ({flag}): {tr(hint)}")
                 hints.append(f"({flag}) {tr(hint)}")
         if any(type(value) is _NotBool for value in not_bools):
             lines.append(f"  {hint_line(tr(NOT_A_BOOL_HINT))}")

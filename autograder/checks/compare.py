@@ -136,9 +136,10 @@ def _two_line_pair(kind: str, expected: str, got: str) -> list[str]:
     width = max(len(expected), len(got))
     first, second = _pair_labels(kind)
     pad = max(len(first), len(second))
+    torch_side, your_side = tr("(torch)"), tr("(yours)")
     return [
-        f"  {first.ljust(pad)} {expected.ljust(width)} {tr('(torch)')}",
-        f"  {second.ljust(pad)} {got.ljust(width)} {tr('(yours)')}",
+        f"  {first.ljust(pad)} {expected.ljust(width)} {torch_side}",
+        f"  {second.ljust(pad)} {got.ljust(width)} {your_side}",
     ]
 
 
@@ -466,7 +467,7 @@ def compare_arrays(
     )
 
     if got.shape != expected.shape:
-        lines = [f"{header}: {tr('wrong shape')}"]
+        lines = [header + ": " + tr("wrong shape")]
         lines += _two_line_pair("shape", _fmt_shape(expected.shape), _fmt_shape(got.shape))
         hint = _shape_hint(what, got, expected, input_shape, output_shape)
         if hint:
@@ -476,7 +477,7 @@ def compare_arrays(
         )
 
     if got.dtype != expected.dtype:
-        lines = [f"{header}: {tr('wrong dtype')}"]
+        lines = [header + ": " + tr("wrong dtype")]
         lines += _two_line_pair("dtype", expected.dtype.name, got.dtype.name)
         hint = _dtype_hint(got.dtype, expected.dtype)
         lines.append(f"  {hint_line(hint)}")
@@ -489,7 +490,7 @@ def compare_arrays(
     parts = _diff_parts(got, expected, rtol=rtol, atol=atol)
     if parts is None:
         return
-    lines = [f"{header}: {tr('wrong values')}", _diff_text(*parts)]
+    lines = [header + ": " + tr("wrong values"), _diff_text(*parts)]
     hint = _value_hint(what, got, expected, rtol, atol)
     if hint:
         lines.append(f"  {hint_line(hint)}")
@@ -540,4 +541,4 @@ def _pair_view(title: str, label: str, expected: Any, got: Any, hint: str | None
 
 def hint_line(hint: str) -> str:
     """``hint: ...`` in the checks' language (the display reads hints by this prefix)."""
-    return f"{tr('hint')}: {hint}"
+    return tr("hint") + f": {hint}"

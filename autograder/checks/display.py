@@ -118,10 +118,8 @@ def failure_html(view: FailureView) -> str:
         parts.append(f'<div style="{_MUTED_STYLE}">{escape(view.more)}</div>')
     label = escape(tr("hint"))
     parts += [f'<div class="autograder-hint"><b>{label}:</b> {escape(h)}</div>' for h in view.hints]
-    parts.append(
-        f'<div style="{_MUTED_STYLE};font-size:11px">'
-        f"{escape(tr('the full message is in the AssertionError below'))}</div></div>"
-    )
+    below = escape(tr("the full message is in the AssertionError below"))
+    parts.append(f'<div style="{_MUTED_STYLE};font-size:11px">{below}</div></div>')
     return "".join(parts)
 
 

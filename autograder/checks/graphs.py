@@ -101,7 +101,9 @@ def check_graph_like(
             )
             + "\n  torch:\n"
             + "\n".join(f"    {line}" for line in theirs)
-            + f"\n  {tr('yours')}:\n"
+            + "\n  "
+            + tr("yours")
+            + ":\n"
             + "\n".join(f"    {line}" for line in yours)
             + "\n  "
             + hint_line(

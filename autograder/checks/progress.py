@@ -216,7 +216,7 @@ def format_text(results: list[Result]) -> str:
         (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", tr(r.status), r.detail)
         for r in results
     ]
-    lines = [f"{tr('progress')}: {_summary(results)}"]
+    lines = [tr("progress") + f": {_summary(results)}"]
     lines += format_columns(_columns(), rows, indent="  ")
     return "\n".join(line.rstrip() for line in lines)
 
@@ -240,7 +240,7 @@ def format_html(results: list[Result]) -> str:
     head = "".join(f'<th style="{display.HEAD_STYLE}">{esc(name)}</th>' for name in _columns())
     return (
         '<div class="autograder-progress" style="margin:2px 0;font-size:12px;color:#1f2328">'
-        f"<div><b>{esc(tr('Progress'))}</b>: {esc(_summary(results))}</div>"
+        "<div><b>" + esc(tr("Progress")) + f"</b>: {esc(_summary(results))}</div>"
         f'<table style="{display.TABLE_STYLE}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
