@@ -45,6 +45,24 @@ def _sync_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def _translations(args: argparse.Namespace) -> int:
+    from autograder.grading.i18n.catalog import LANGUAGES
+    from autograder.grading.i18n.update import update_all
+
+    owed = 0
+    for language in LANGUAGES:
+        for update in update_all(language):
+            owed += update.untranslated + update.fuzzy
+            state = "updated" if update.changed else "unchanged"
+            print(
+                f"{update.path}: {state}, {update.entries} entries, "
+                f"{update.untranslated} untranslated, {update.fuzzy} fuzzy"
+            )
+    if owed:
+        print(f"{owed} entries need a translator (empty msgstr or fuzzy)", file=sys.stderr)
+    return 1 if args.check and owed else 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from autograder.grading.demo import main as demo_main
 
@@ -298,6 +316,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sync.add_argument("--check", action="store_true", help="only report drift; exit 1 if any")
     sync.set_defaults(run=_sync_engine)
+
+    translations = commands.add_parser(
+        "translations",
+        help="update the translation catalogs (i18n/) from solutions/ and the checks' messages",
+    )
+    translations.add_argument(
+        "--check", action="store_true", help="exit 1 when an entry is untranslated or fuzzy"
+    )
+    translations.set_defaults(run=_translations)
 
     demo = commands.add_parser(
         "demo", help="release, autograde the demo cohort, export and print the grade table"
