@@ -24,7 +24,11 @@ from autograder.grading.i18n.catalog import (
 )
 from autograder.grading.i18n.edition import edition, notebook_text, translate_notebook
 from autograder.grading.i18n.units import cell_units, notebook_units
-from autograder.grading.i18n.update import messages_path, messages_template
+from autograder.grading.i18n.update import (
+    messages_path,
+    messages_template,
+    non_literal_messages,
+)
 from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 SPANISH = edition("es")
@@ -217,6 +221,12 @@ def test_every_check_message_is_translated_with_the_same_fields():
         assert sorted(FIELD.findall(translated.string)) == sorted(FIELD.findall(message.id)), (
             f"{message.id!r}: the translation's {{fields}} differ"
         )
+
+
+def test_every_check_message_is_a_literal_the_extractor_can_read():
+    assert non_literal_messages() == [], (
+        "tr()/marked() need a string literal as message; use translated() for a marked value"
+    )
 
 
 @pytest.fixture

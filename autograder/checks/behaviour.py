@@ -18,7 +18,7 @@ import numpy as np
 from autograder.checks.compare import format_table, hint_line
 from autograder.checks.display import FailureView, failure, report_pass, view_from_message
 from autograder.checks.exact import is_torch_tensor
-from autograder.checks.language import marked, tr
+from autograder.checks.language import marked, tr, translated
 
 _MAX_MESSAGE = 160
 
@@ -343,11 +343,11 @@ def check_flags(
         for flag in dict.fromkeys(row[1] for row in rows):  # each hint once, in table order
             hint = FLAG_HINTS.get(flag)
             if hint:
-                lines.append("  " + tr("hint") + f" ({flag}): {tr(hint)}")
-                hints.append(f"({flag}) {tr(hint)}")
+                lines.append("  " + tr("hint") + f" ({flag}): {translated(hint)}")
+                hints.append(f"({flag}) {translated(hint)}")
         if any(type(value) is _NotBool for value in not_bools):
-            lines.append(f"  {hint_line(tr(NOT_A_BOOL_HINT))}")
-            hints.append(tr(NOT_A_BOOL_HINT))
+            lines.append(f"  {hint_line(translated(NOT_A_BOOL_HINT))}")
+            hints.append(translated(NOT_A_BOOL_HINT))
         view = FailureView(
             title=lines[0],
             columns=columns,

@@ -381,14 +381,18 @@ def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, a
     factor = ratios.flat[0]
     # One element always has "a constant factor": ask for two before saying so.
     if ratios.size >= 2 and np.isfinite(factor) and factor != 0 and same(got / factor):
-        message = (
-            "your gradient is torch's times {factor} everywhere: a constant factor is off "
-            "(e.g. the exponent in d(x**n), or the 1/n of a mean)"
-            if is_grad
-            else "your result is torch's times {factor} everywhere: a constant factor is off "
-            "(e.g. the exponent in d(x**n), or the 1/n of a mean)"
+        shown = f"{factor:.4g}"
+        if is_grad:
+            return tr(
+                "your gradient is torch's times {factor} everywhere: a constant factor is off "
+                "(e.g. the exponent in d(x**n), or the 1/n of a mean)",
+                factor=shown,
+            )
+        return tr(
+            "your result is torch's times {factor} everywhere: a constant factor is off "
+            "(e.g. the exponent in d(x**n), or the 1/n of a mean)",
+            factor=shown,
         )
-        return tr(message, factor=f"{factor:.4g}")
     return None
 
 

@@ -49,6 +49,11 @@ def tr(message: str, /, **fields: object) -> str:
     return text.format(**fields) if fields else text
 
 
+def translated(message: str) -> str:
+    """The translation of a message kept in a variable, marked where written (``marked``)."""
+    return tr(message)
+
+
 def marked(message: str) -> str:
     """``message`` unchanged, marked for the catalog: translated later, where shown (``tr``)."""
     return message

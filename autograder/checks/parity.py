@@ -17,7 +17,7 @@ from autograder.checks.compare import compare_arrays, hint_line, student_array
 from autograder.checks.devices import NOT_AVAILABLE, DeviceStatus, tf32_disabled, torch_devices
 from autograder.checks.display import failure, report_pass
 from autograder.checks.exact import exact_array
-from autograder.checks.language import marked, tr
+from autograder.checks.language import marked, tr, translated
 
 Shape = tuple[int, ...]
 
@@ -65,7 +65,7 @@ class ParityReport:
                 dtype=self.dtype,
             )
         skipped = [
-            tr("{name}: {reason}, skipped", name=name, reason=tr(reason))
+            tr("{name}: {reason}, skipped", name=name, reason=translated(reason))
             for name, reason in self.devices_skipped
         ]
         return "; ".join([line, *skipped])
@@ -286,7 +286,7 @@ def _check_seed(seed: Any) -> int:
 
 def _nothing_compared(skipped: list[tuple[str, str]]) -> AssertionError:
     """The failure of a check whose every requested device was skipped."""
-    reasons = "; ".join(f"{name}: {tr(reason)}" for name, reason in skipped)
+    reasons = "; ".join(f"{name}: {translated(reason)}" for name, reason in skipped)
     return failure(
         tr(
             "nothing compared with torch: no requested device could run ({reasons})",

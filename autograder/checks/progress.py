@@ -29,7 +29,7 @@ import nbformat
 
 from autograder.checks import display
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.checks.language import marked, tr
+from autograder.checks.language import marked, tr, translated
 
 # Statuses as data (English, as tests and tools read them); shown through tr().
 PASS, FAIL, NOT_ATTEMPTED = marked("pass"), marked("fail"), marked("not attempted")
@@ -213,7 +213,7 @@ def format_text(results: list[Result]) -> str:
     from autograder.checks.text_table import format_columns
 
     rows = [
-        (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", tr(r.status), r.detail)
+        (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", translated(r.status), r.detail)
         for r in results
     ]
     lines = [tr("progress") + f": {_summary(results)}"]
@@ -234,7 +234,7 @@ def format_html(results: list[Result]) -> str:
             f"<td {cell}>{esc(r.check.exercise)}</td>"
             f"<td {cell}><code>{esc(r.check.grade_id)}</code></td>"
             f"<td {cell}>{esc(f'{r.check.points:g}')}</td>"
-            f'<td class="autograder-status" style="{status_style}">{esc(tr(r.status))}</td>'
+            f'<td class="autograder-status" style="{status_style}">{esc(translated(r.status))}</td>'
             f"<td {cell}>{esc(r.detail)}</td></tr>"
         )
     head = "".join(f'<th style="{display.HEAD_STYLE}">{esc(name)}</th>' for name in _columns())

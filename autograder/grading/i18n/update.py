@@ -6,6 +6,9 @@ checks' messages (``autograder/checks/messages/<language>.po``, every ``tr("..."
 the student-side modules, extracted with Babel's Python extractor).
 """
 
+import ast
+import contextlib
+import io
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -38,9 +41,15 @@ def messages_template(package_dir: Path = PACKAGE_DIR) -> Catalog:
     template = new_catalog(None)
     for path in message_sources(package_dir):
         name = path.relative_to(package_dir.parent).as_posix()
-        for line, message, _comments, _context in extract_from_file(
-            "python", path, keywords={"tr": None, "marked": None}, comment_tags=()
-        ):
+        # Babel warns on stderr about every f-string among a call's arguments; the fields'
+        # values are f-strings on purpose, and non_literal_messages() guards the messages.
+        with contextlib.redirect_stderr(io.StringIO()):
+            found = list(
+                extract_from_file(
+                    "python", path, keywords={"tr": (1,), "marked": (1,)}, comment_tags=()
+                )
+            )
+        for line, message, _comments, _context in found:
             if not isinstance(message, str) or not message:
                 continue
             if message in template:
@@ -48,6 +57,28 @@ def messages_template(package_dir: Path = PACKAGE_DIR) -> Catalog:
             else:
                 template.add(message, locations=[(name, line)], flags=())
     return template
+
+
+def non_literal_messages(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """``file:line`` of each ``tr``/``marked`` call whose message is not a plain string literal
+    (the extractor cannot list it, so it would never be translated)."""
+    found = []
+    for path in message_sources(package_dir):
+        if path.name == "language.py":  # where tr and translated are defined
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name | ast.Attribute)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("tr", "marked")
+                and not (
+                    node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                )
+            ):
+                found.append(f"{path.relative_to(package_dir.parent)}:{node.lineno}")
+    return found
 
 
 def messages_path(language: str, messages_dir: Path = MESSAGES_DIR) -> Path:
