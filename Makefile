@@ -24,7 +24,7 @@ demo: $(STAMP)
 	$(BIN)/autograd-course demo
 
 test: $(STAMP) lint
-	$(BIN)/pytest -n 2 --dist loadfile tests solutions --nbval-lax --nbval-current-env
+	$(BIN)/pytest -n 2 --dist loadfile tests solutions solutions-es --nbval-lax --nbval-current-env
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,13 +39,14 @@ sync-engine: $(STAMP)
 # JupyterLab for students: copies the notebooks work/ lacks from course/ (never overwriting
 # one), then opens work/ with the student profile student-lab/ (no nbgrader instructor tools,
 # no news prompt), dropping a MPLBACKEND of the user's shell so figures show inline.
-# More options: LAB_ARGS.
+# EDITION=es: the Spanish edition (course-es/, copied into work-es/). More options: LAB_ARGS.
+EDITION ?= en
 lab: $(STAMP)
-	env -u MPLBACKEND $(BIN)/python -m autograder.grading.student_lab $(LAB_ARGS)
+	env -u MPLBACKEND $(BIN)/python -m autograder.grading.student_lab --edition $(EDITION) $(LAB_ARGS)
 
 # Only the copy step of `make lab`: new notebooks arrive, edited ones are kept and listed.
 work: $(STAMP)
-	$(BIN)/python -m autograder.grading.student_lab --copy-only
+	$(BIN)/python -m autograder.grading.student_lab --edition $(EDITION) --copy-only
 
 # JupyterLab for instructors at the repo root, on nbgrader's formgrader (all nbgrader tools).
 formgrader: $(STAMP)

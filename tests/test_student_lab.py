@@ -77,3 +77,16 @@ def test_student_profile_disables_instructor_tools_and_news(monkeypatch, tmp_pat
     enabled = manager.get_jpserver_extensions()
     nbgrader = {name: on for name, on in enabled.items() if name.startswith("nbgrader")}
     assert nbgrader and not any(nbgrader.values()), nbgrader
+
+
+def test_the_spanish_edition_has_its_own_release_and_working_copy():
+    from autograder.grading.repo_paths import COURSE_DIR, REPO_ROOT
+    from autograder.grading.student_lab import WORK_DIR, edition_folders, take_edition
+
+    assert take_edition(["--edition", "es", "--port=9999"]) == ("es", ["--port=9999"])
+    assert take_edition(["--edition=es"]) == ("es", [])
+    assert take_edition(["--copy-only"]) == ("en", ["--copy-only"])
+    assert edition_folders("en") == (COURSE_DIR, WORK_DIR)
+    course, work = edition_folders("es")
+    assert course == REPO_ROOT / "course-es" and work == REPO_ROOT / "work-es"
+    assert sorted(p.name for p in course.iterdir()) == sorted(p.name for p in COURSE_DIR.iterdir())

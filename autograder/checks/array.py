@@ -2,9 +2,10 @@
 
 from typing import Any
 
-from autograder.checks.compare import compare_arrays
+from autograder.checks.compare import compare_arrays, shown_label
 from autograder.checks.display import report_pass
 from autograder.checks.exact import exact_array, is_torch_tensor
+from autograder.checks.language import tr
 
 
 def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> None:
@@ -33,4 +34,6 @@ def check_array(what: str, got: Any, expected: Any, *, quiet: bool = False) -> N
         )
     compare_arrays(what, got, expected, device="cpu")
     if not quiet:
-        report_pass(f"{what}: matches torch ({expected.dtype.name})")
+        report_pass(
+            tr("{what}: matches torch ({dtype})", what=shown_label(what), dtype=expected.dtype.name)
+        )

@@ -15,25 +15,30 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks.compare import format_table
+from autograder.checks.compare import format_table, hint_line
 from autograder.checks.display import FailureView, failure, report_pass, view_from_message
 from autograder.checks.exact import is_torch_tensor
+from autograder.checks.language import marked, tr, translated
 
 _MAX_MESSAGE = 160
 
 # One line of explanation per flag, shown under the table when that flag disagrees.
+# English, marked for the catalog; shown through tr().
 FLAG_HINTS: dict[str, str] = {
-    "requires_grad": "a result requires grad when any input of its operation does "
-    "(while grad mode is on)",
-    "is_leaf": "a tensor is a leaf when the user created it or it does not require grad",
-    "grad is None": "only leaves that require grad get .grad after backward, "
-    "unless retain_grad() was called",
-    "grad_fn is None": "a result of an operation on tensors that require grad has a grad_fn; "
-    "leaves have none",
+    "requires_grad": marked(
+        "a result requires grad when any input of its operation does (while grad mode is on)"
+    ),
+    "is_leaf": marked("a tensor is a leaf when the user created it or it does not require grad"),
+    "grad is None": marked(
+        "only leaves that require grad get .grad after backward, unless retain_grad() was called"
+    ),
+    "grad_fn is None": marked(
+        "a result of an operation on tensors that require grad has a grad_fn; leaves have none"
+    ),
 }
 
 
-NOT_A_BOOL_HINT = "a flag is True or False (a bool), as torch's is"
+NOT_A_BOOL_HINT = marked("a flag is True or False (a bool), as torch's is")
 
 
 class _Missing:
@@ -43,7 +48,7 @@ class _Missing:
         self.attribute = attribute
 
     def __str__(self) -> str:
-        return f"missing (no .{self.attribute})"
+        return tr("missing (no .{attribute})", attribute=self.attribute)
 
 
 class _NotBool:
@@ -56,7 +61,7 @@ class _NotBool:
             self.type_name = "object"
 
     def __str__(self) -> str:
-        return f"not a bool ({self.type_name})"
+        return tr("not a bool ({type_name})", type_name=self.type_name)
 
 
 def _describe(exc: BaseException) -> str:
@@ -92,13 +97,13 @@ def _raises_failure(
     """The AssertionError for ``message``; its display adds what each side raised, as a table."""
 
     def raised(exc: BaseException | None) -> str:
-        return "nothing" if exc is None else _describe(exc)
+        return tr("nothing") if exc is None else _describe(exc)
 
     view = replace(
         view_from_message(message),
         facts=(),
-        columns=("", "raises"),
-        rows=(("torch", raised(torch_exc)), ("yours", raised(engine_exc))),
+        columns=("", tr("raises")),
+        rows=(("torch", raised(torch_exc)), (tr("yours"), raised(engine_exc))),
     )
     return failure(message, view)
 
@@ -151,45 +156,76 @@ def check_raises_like(
     if torch_exc is None:
         if engine_exc is not None:
             raise _raises_failure(
-                f"{label}: torch raises nothing but yours raised {_describe(engine_exc)}\n"
-                "  hint: this call is valid in torch; your engine should accept it too",
+                tr(
+                    "{label}: torch raises nothing but yours raised {raised}",
+                    label=label,
+                    raised=_describe(engine_exc),
+                )
+                + "\n  "
+                + hint_line(tr("this call is valid in torch; your engine should accept it too")),
                 torch_exc,
                 engine_exc,
             ) from engine_exc
         if not quiet:
-            report_pass(f"{label} raises nothing in both")
+            report_pass(tr("{label} raises nothing in both", label=label))
         return
 
     expected = _builtin_class(torch_exc)
     name = expected.__name__
     if engine_exc is None:
         raise _raises_failure(
-            f"misuse {label}: torch raises {_describe(torch_exc)} but yours raised nothing\n"
-            f"  hint: detect this case and raise {name} with a message saying what is wrong",
+            tr(
+                "misuse {label}: torch raises {raised} but yours raised nothing",
+                label=label,
+                raised=_describe(torch_exc),
+            )
+            + "\n  "
+            + hint_line(
+                tr(
+                    "detect this case and raise {name} with a message saying what is wrong",
+                    name=name,
+                )
+            ),
             torch_exc,
             engine_exc,
         )
     if not issubclass(type(engine_exc), expected):  # type(): __class__ can be faked
         raise _raises_failure(
-            f"misuse {label}: torch raises {_describe(torch_exc)} "
-            f"but yours raised {_describe(engine_exc)}\n"
-            f"  hint: raise {name} here, as torch does (an error from deeper inside, e.g. "
-            "NumPy, is not a deliberate check)",
+            tr(
+                "misuse {label}: torch raises {theirs} but yours raised {yours}",
+                label=label,
+                theirs=_describe(torch_exc),
+                yours=_describe(engine_exc),
+            )
+            + "\n  "
+            + hint_line(
+                tr(
+                    "raise {name} here, as torch does (an error from deeper inside, e.g. "
+                    "NumPy, is not a deliberate check)",
+                    name=name,
+                )
+            ),
             torch_exc,
             engine_exc,
         ) from engine_exc
     if pattern is not None and not pattern.search(_message(engine_exc)):
         raise _raises_failure(
-            f"misuse {label}: yours raises {name} as torch does, but its message does not "
-            f"match /{match}/ (case-insensitive)\n"
-            f"  yours: {_describe(engine_exc)}\n"
-            f"  torch: {_describe(torch_exc)}\n"
-            "  hint: say what went wrong in words close to torch's",
+            tr(
+                "misuse {label}: yours raises {name} as torch does, but its message does not "
+                "match /{match}/ (case-insensitive)",
+                label=label,
+                name=name,
+                match=match,
+            )
+            + "\n  "
+            + tr("yours")
+            + f": {_describe(engine_exc)}\n  torch: {_describe(torch_exc)}\n  "
+            + hint_line(tr("say what went wrong in words close to torch's")),
             torch_exc,
             engine_exc,
         ) from engine_exc
     if not quiet:
-        report_pass(f"misuse {label} raises {name} in both")
+        report_pass(tr("misuse {label} raises {name} in both", label=label, name=name))
 
 
 # What a caller may pass to build a tensor lazily (after some backward). A callable object
@@ -269,6 +305,7 @@ def check_flags(
         raise ValueError(f"flags must be non-empty strings; got {flags!r}")
 
     rows: list[tuple[str, str, str, str]] = []
+    not_bools: list[Any] = []
     for name in engine_tensors:
         engine_tensor = _resolve(engine_tensors[name])
         torch_tensor = _resolve(torch_tensors[name])
@@ -288,29 +325,41 @@ def check_flags(
                 )
             engine_value = _flag_value(engine_tensor, flag)
             if not _same(torch_value, engine_value):
+                not_bools.append(engine_value)
                 rows.append((name, flag, _show(torch_value), _show(engine_value)))
 
     if rows:
         n_checks = len(engine_tensors) * len(flag_list)
-        lines = [f"flags disagree with torch ({len(rows)} of {n_checks} checks):"]
-        lines += format_table(("tensor", "flag", "torch", "yours"), rows)
+        lines = [
+            tr(
+                "flags disagree with torch ({count} of {total} checks):",
+                count=len(rows),
+                total=n_checks,
+            )
+        ]
+        columns = (tr("tensor"), tr("flag"), "torch", tr("yours"))
+        lines += format_table(columns, rows)
         hints = []
         for flag in dict.fromkeys(row[1] for row in rows):  # each hint once, in table order
             hint = FLAG_HINTS.get(flag)
             if hint:
-                lines.append(f"  hint ({flag}): {hint}")
-                hints.append(f"({flag}) {hint}")
-        if any(row[3].startswith("not a bool") for row in rows):
-            lines.append(f"  hint: {NOT_A_BOOL_HINT}")
-            hints.append(NOT_A_BOOL_HINT)
+                lines.append("  " + tr("hint") + f" ({flag}): {translated(hint)}")
+                hints.append(f"({flag}) {translated(hint)}")
+        if any(type(value) is _NotBool for value in not_bools):
+            lines.append(f"  {hint_line(translated(NOT_A_BOOL_HINT))}")
+            hints.append(translated(NOT_A_BOOL_HINT))
         view = FailureView(
             title=lines[0],
-            columns=("tensor", "flag", "torch", "yours"),
+            columns=columns,
             rows=tuple(rows),
             hints=tuple(hints),
         )
         raise failure("\n".join(lines), view)
     if not quiet:
         report_pass(
-            f"flags {', '.join(flag_list)} agree with torch for {', '.join(engine_tensors)}"
+            tr(
+                "flags {flags} agree with torch for {names}",
+                flags=", ".join(flag_list),
+                names=", ".join(engine_tensors),
+            )
         )

@@ -15,6 +15,7 @@ import numpy as np
 
 from autograder.checks.display import FailureView, failure
 from autograder.checks.exact import exact_array, is_torch_tensor
+from autograder.checks.language import tr
 
 Shape = tuple[int, ...]
 
@@ -29,24 +30,51 @@ _FLOAT_TOLERANCES: dict[str, tuple[float, float]] = {
 
 MAX_TABLE_ROWS = 5
 
-UNBROADCAST_HINT = (
-    "your gradient has the shape of the broadcast result, not of the input: "
-    "did you sum over the broadcast dimensions (unbroadcast)?"
-)
-TRANSPOSED_HINT = "looks transposed: check where a transpose is missing (e.g. matmul backward)"
-ZEROS_HINT = (
-    "your gradient is all zeros: is the backward rule returning zeros, "
-    "or is the graph disconnected?"
-)
-DOUBLED_GRAD_HINT = (
-    "your gradient is exactly twice torch's: gradients accumulate: "
-    "did you zero them between backward calls (or add a contribution twice)?"
-)
-PROMOTION_HINT = (
-    "a float64 Python/NumPy constant (e.g. np.float64(2.0)) or an array made without "
-    "dtype= (np.ones, np.zeros and np.array default to float64) may have promoted the "
-    "result: pass dtype=x.dtype when you create arrays"
-)
+
+# Hints are functions: the checks' language (``tr``) is chosen after import.
+def unbroadcast_hint() -> str:
+    return tr(
+        "your gradient has the shape of the broadcast result, not of the input: "
+        "did you sum over the broadcast dimensions (unbroadcast)?"
+    )
+
+
+def transposed_hint() -> str:
+    return tr("looks transposed: check where a transpose is missing (e.g. matmul backward)")
+
+
+def zeros_hint() -> str:
+    return tr(
+        "your gradient is all zeros: is the backward rule returning zeros, "
+        "or is the graph disconnected?"
+    )
+
+
+def doubled_grad_hint() -> str:
+    return tr(
+        "your gradient is exactly twice torch's: gradients accumulate: "
+        "did you zero them between backward calls (or add a contribution twice)?"
+    )
+
+
+def promotion_hint() -> str:
+    return tr(
+        "a float64 Python/NumPy constant (e.g. np.float64(2.0)) or an array made without "
+        "dtype= (np.ones, np.zeros and np.array default to float64) may have promoted the "
+        "result: pass dtype=x.dtype when you create arrays"
+    )
+
+
+_GRAD_OF_INPUT = "grad of input "
+
+
+def shown_label(what: str) -> str:
+    """A compared value's name in the checks' language: "forward", "grad of input 'w'"."""
+    if what == "forward":
+        return tr("forward")
+    if what.startswith(_GRAD_OF_INPUT):
+        return tr("grad of input {name}", name=what.removeprefix(_GRAD_OF_INPUT))
+    return what
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -83,7 +111,9 @@ def _is_grad(what: str) -> bool:
 
 def _target(what: str) -> str:
     # "grad of input 'w'" -> "input 'w'", for sentences about the input itself.
-    return what.removeprefix("grad of ") if what.startswith("grad of ") else what
+    if what.startswith(_GRAD_OF_INPUT):
+        return tr("input {name}", name=what.removeprefix(_GRAD_OF_INPUT))
+    return shown_label(what.removeprefix("grad of "))
 
 
 def _fmt_shape(shape: Shape) -> str:
@@ -94,12 +124,22 @@ def _fmt_index(index: tuple[int, ...]) -> str:
     return str(tuple(int(i) for i in index))
 
 
-def _two_line_pair(label: str, expected: str, got: str) -> list[str]:
+def _pair_labels(kind: str) -> tuple[str, str]:
+    """'expected shape' / 'got shape' (or dtype), in the checks' language."""
+    if kind == "shape":
+        return tr("expected shape"), tr("got shape")
+    return tr("expected dtype"), tr("got dtype")
+
+
+def _two_line_pair(kind: str, expected: str, got: str) -> list[str]:
     """Aligned 'expected X (torch)' / 'got X (yours)' lines."""
     width = max(len(expected), len(got))
+    first, second = _pair_labels(kind)
+    pad = max(len(first), len(second))
+    torch_side, your_side = tr("(torch)"), tr("(yours)")
     return [
-        f"  expected {label} {expected.ljust(width)} (torch)",
-        f"  got {label}      {got.ljust(width)} (yours)",
+        f"  {first.ljust(pad)} {expected.ljust(width)} {torch_side}",
+        f"  {second.ljust(pad)} {got.ljust(width)} {your_side}",
     ]
 
 
@@ -138,7 +178,9 @@ def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[s
     ]
 
 
-_DIFF_HEADER = ("index", "expected (torch)", "got (yours)", "abs error")
+def diff_header() -> tuple[str, ...]:
+    """The value table's columns."""
+    return (tr("index"), tr("expected (torch)"), tr("got (yours)"), tr("abs error"))
 
 
 def _diff_parts(
@@ -160,19 +202,29 @@ def _diff_parts(
     worst = indices[0]
 
     facts = [
-        f"{n_bad} of {got.size} elements differ (rtol={rtol:g}, atol={atol:g})",
-        f"max absolute error {float(abs_err.max()):.3g}, "
-        f"max relative error {float(rel_err.max()):.3g}, worst at index {_fmt_index(worst)}",
+        tr(
+            "{n_bad} of {size} elements differ (rtol={rtol}, atol={atol})",
+            n_bad=n_bad,
+            size=got.size,
+            rtol=f"{rtol:g}",
+            atol=f"{atol:g}",
+        ),
+        tr(
+            "max absolute error {abs_err}, max relative error {rel_err}, worst at index {index}",
+            abs_err=f"{float(abs_err.max()):.3g}",
+            rel_err=f"{float(rel_err.max()):.3g}",
+            index=_fmt_index(worst),
+        ),
     ]
     rows = [
         (_fmt_index(i), str(expected[i]), str(got[i]), f"{float(abs_err[i]):.3g}") for i in indices
     ]
-    more = f"... and {n_bad - len(rows)} more" if n_bad > len(rows) else ""
+    more = tr("... and {count} more", count=n_bad - len(rows)) if n_bad > len(rows) else ""
     return facts, rows, more
 
 
 def _diff_text(facts: list[str], rows: list[tuple[str, ...]], more: str) -> str:
-    lines = [f"  {fact}" for fact in facts] + format_table(_DIFF_HEADER, rows)
+    lines = [f"  {fact}" for fact in facts] + format_table(diff_header(), rows)
     if more:
         lines.append(f"  {more}")
     return "\n".join(lines)
@@ -204,23 +256,25 @@ def _shape_hint(
         and output_shape is not None
         and got.shape == tuple(output_shape) != tuple(input_shape)
     ):
-        return f"{UNBROADCAST_HINT} ({summed})" if summed else UNBROADCAST_HINT
+        return f"{unbroadcast_hint()} ({summed})" if summed else unbroadcast_hint()
     if summed:
         # expected's shape stretches to got's: the broadcast dimensions were not summed.
         if is_grad:
-            return f"{UNBROADCAST_HINT} ({summed})"
-        return f"yours has the shape torch's result broadcasts to: {summed}"
+            return f"{unbroadcast_hint()} ({summed})"
+        return tr("yours has the shape torch's result broadcasts to: {how}", how=summed)
     if got.ndim == 2 and got.shape == expected.shape[::-1]:
         numeric = got.dtype.kind in "fciu" and expected.dtype.kind in "fciu"
         if numeric and _elementwise_close(got.T, expected, *tolerances(expected.dtype)).all():
-            return TRANSPOSED_HINT
-        return "your result has the transposed shape: check operand order and where a .T is missing"
+            return transposed_hint()
+        return tr(
+            "your result has the transposed shape: check operand order and where a .T is missing"
+        )
     if tuple(n for n in got.shape if n != 1) == tuple(n for n in expected.shape if n != 1):
-        return "the shapes differ only in size-1 dimensions: check keepdims, or reshape back"
+        return tr("the shapes differ only in size-1 dimensions: check keepdims, or reshape back")
     if got.size == expected.size:
-        return "same number of elements in a different shape: is a reshape missing or wrong?"
+        return tr("same number of elements in a different shape: is a reshape missing or wrong?")
     if is_grad and got.size == 1:
-        return (
+        return tr(
             "your gradient is a single number: the backward of a reduction (sum/mean) must "
             "spread the gradient back to the input's shape"
         )
@@ -248,31 +302,45 @@ def _broadcast_sum(got: Shape, target: Shape) -> str | None:
         return None
 
     def axes(numbers: list[int]) -> str:
-        noun = "axis" if len(numbers) == 1 else "axes"
-        return f"{noun} {', '.join(str(n) for n in numbers)}"
+        listed = ", ".join(str(n) for n in numbers)
+        if len(numbers) == 1:
+            return tr("axis {numbers}", numbers=listed)
+        return tr("axes {numbers}", numbers=listed)
 
     # One sum over the axes numbered as in yours (numbers shift after a first sum).
-    text = f"sum yours over {axes(dropped + kept)}"
+    shape = _fmt_shape(target)
     if kept and dropped:
-        text += f", keeping {axes(kept)} as size 1"
-    elif kept:
-        text += " with keepdims=True"
-    return f"{text} to get {_fmt_shape(target)}"
+        return tr(
+            "sum yours over {axes}, keeping {kept} as size 1 to get {shape}",
+            axes=axes(dropped + kept),
+            kept=axes(kept),
+            shape=shape,
+        )
+    if kept:
+        return tr(
+            "sum yours over {axes} with keepdims=True to get {shape}",
+            axes=axes(dropped + kept),
+            shape=shape,
+        )
+    return tr("sum yours over {axes} to get {shape}", axes=axes(dropped + kept), shape=shape)
 
 
 def _dtype_hint(got: np.dtype, expected: np.dtype) -> str:
     if expected.kind == "f" and got == np.float64:
-        return PROMOTION_HINT
+        return promotion_hint()
     if expected == np.float64 and got.kind == "f":
-        return f"yours is {got.name} where torch keeps float64: is there an astype or dtype=?"
+        return tr(
+            "yours is {dtype} where torch keeps float64: is there an astype or dtype=?",
+            dtype=got.name,
+        )
     if expected.kind in "fc" and got.kind in "biu":
-        return "yours is not floating point: was an integer array or integer division used?"
-    return "the result should keep the dtype of the inputs, as torch does"
+        return tr("yours is not floating point: was an integer array or integer division used?")
+    return tr("the result should keep the dtype of the inputs, as torch does")
 
 
 def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     """Recognise classic mistakes from how the values differ; None when nothing fits."""
-    noun = "gradient" if _is_grad(what) else "result"
+    is_grad = _is_grad(what)
     if got.dtype.kind not in "fc" or expected.dtype.kind not in "fc":
         return None
 
@@ -283,28 +351,47 @@ def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, a
     if not nonzero.any():  # nothing to scale or flip: no pattern to recognise
         return None
     if np.isnan(got).any() and not np.isnan(expected[np.isnan(got)]).all():
-        return (
-            f"your {noun} has NaN where torch's is a number: look for 0/0, log(0) or inf - inf; "
-            "rules written from the saved output (e.g. of exp, tanh, sigmoid) avoid them"
+        if is_grad:
+            return tr(
+                "your gradient has NaN where torch's is a number: look for 0/0, log(0) or "
+                "inf - inf; rules written from the saved output (e.g. of exp, tanh, sigmoid) "
+                "avoid them"
+            )
+        return tr(
+            "your result has NaN where torch's is a number: look for 0/0, log(0) or "
+            "inf - inf; rules written from the saved output (e.g. of exp, tanh, sigmoid) "
+            "avoid them"
         )
     if not got.any():
-        return ZEROS_HINT if _is_grad(what) else "your result is all zeros"
+        return zeros_hint() if is_grad else tr("your result is all zeros")
     if same(got / 2):
-        if _is_grad(what):
-            return DOUBLED_GRAD_HINT
-        return "your result is exactly twice torch's: is something added twice?"
+        if is_grad:
+            return doubled_grad_hint()
+        return tr("your result is exactly twice torch's: is something added twice?")
     if same(-got):
-        return f"the sign is flipped: your {noun} is minus torch's (check -, neg and div rules)"
+        if is_grad:
+            return tr(
+                "the sign is flipped: your gradient is minus torch's (check -, neg and div rules)"
+            )
+        return tr("the sign is flipped: your result is minus torch's (check -, neg and div rules)")
     if got.ndim == 2 and got.shape[0] == got.shape[1] and same(got.T):
-        return TRANSPOSED_HINT
+        return transposed_hint()
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = got[nonzero] / expected[nonzero]
     factor = ratios.flat[0]
     # One element always has "a constant factor": ask for two before saying so.
     if ratios.size >= 2 and np.isfinite(factor) and factor != 0 and same(got / factor):
-        return (
-            f"your {noun} is torch's times {factor:.4g} everywhere: a constant factor is off "
-            "(e.g. the exponent in d(x**n), or the 1/n of a mean)"
+        shown = f"{factor:.4g}"
+        if is_grad:
+            return tr(
+                "your gradient is torch's times {factor} everywhere: a constant factor is off "
+                "(e.g. the exponent in d(x**n), or the 1/n of a mean)",
+                factor=shown,
+            )
+        return tr(
+            "your result is torch's times {factor} everywhere: a constant factor is off "
+            "(e.g. the exponent in d(x**n), or the 1/n of a mean)",
+            factor=shown,
         )
     return None
 
@@ -330,41 +417,74 @@ def compare_arrays(
         return
     if expected is not None:
         expected = exact_array(expected, f"expected value of {what!r} (torch's)")
+    label = shown_label(what)
     if got is None:
-        target = _target(what)
         raise failure(
-            f"{what} does not match torch ({device}, {expected.dtype.name}): yours is None\n"
-            f"  no gradient reached {target} (its .grad is None) but torch computed one: "
-            "is requires_grad set, and does your backward visit every leaf?\n"
-            "  hint: computing with .data (or NumPy functions on it) cuts the graph, "
-            "so no gradient flows back"
+            tr(
+                "{what} does not match torch ({device}, {dtype}): yours is None",
+                what=label,
+                device=device,
+                dtype=expected.dtype.name,
+            )
+            + "\n  "
+            + tr(
+                "no gradient reached {target} (its .grad is None) but torch computed one: "
+                "is requires_grad set, and does your backward visit every leaf?",
+                target=_target(what),
+            )
+            + "\n  "
+            + hint_line(
+                tr(
+                    "computing with .data (or NumPy functions on it) cuts the graph, "
+                    "so no gradient flows back"
+                )
+            )
         )
     got = student_array(what, got)
     if expected is None:
         raise failure(
-            f"{what} does not match torch ({device}): torch's is None\n"
-            f"  torch computed no gradient for {_target(what)} (its .grad is None) but yours "
-            f"has one of shape {_fmt_shape(got.shape)}\n"
-            "  hint: torch leaves .grad None when the output does not depend on that input "
-            "through differentiable operations (or it does not require grad)"
+            tr(
+                "{what} does not match torch ({device}): torch's is None",
+                what=label,
+                device=device,
+            )
+            + "\n  "
+            + tr(
+                "torch computed no gradient for {target} (its .grad is None) but yours "
+                "has one of shape {shape}",
+                target=_target(what),
+                shape=_fmt_shape(got.shape),
+            )
+            + "\n  "
+            + hint_line(
+                tr(
+                    "torch leaves .grad None when the output does not depend on that input "
+                    "through differentiable operations (or it does not require grad)"
+                )
+            )
         )
-    header = f"{what} does not match torch ({device}, {expected.dtype.name})"
+    header = tr(
+        "{what} does not match torch ({device}, {dtype})",
+        what=label,
+        device=device,
+        dtype=expected.dtype.name,
+    )
 
     if got.shape != expected.shape:
-        lines = [f"{header}: wrong shape"]
+        lines = [header + ": " + tr("wrong shape")]
         lines += _two_line_pair("shape", _fmt_shape(expected.shape), _fmt_shape(got.shape))
         hint = _shape_hint(what, got, expected, input_shape, output_shape)
         if hint:
-            lines.append(f"  hint: {hint}")
+            lines.append(f"  {hint_line(hint)}")
         raise failure(
-            "\n".join(lines), _pair_view(lines[0], "shape", expected.shape, got.shape, hint)
+            "\n".join(lines), _pair_view(lines[0], tr("shape"), expected.shape, got.shape, hint)
         )
 
     if got.dtype != expected.dtype:
-        lines = [f"{header}: wrong dtype"]
+        lines = [header + ": " + tr("wrong dtype")]
         lines += _two_line_pair("dtype", expected.dtype.name, got.dtype.name)
         hint = _dtype_hint(got.dtype, expected.dtype)
-        lines.append(f"  hint: {hint}")
+        lines.append(f"  {hint_line(hint)}")
         raise failure(
             "\n".join(lines),
             _pair_view(lines[0], "dtype", expected.dtype.name, got.dtype.name, hint),
@@ -374,15 +494,15 @@ def compare_arrays(
     parts = _diff_parts(got, expected, rtol=rtol, atol=atol)
     if parts is None:
         return
-    lines = [f"{header}: wrong values", _diff_text(*parts)]
+    lines = [header + ": " + tr("wrong values"), _diff_text(*parts)]
     hint = _value_hint(what, got, expected, rtol, atol)
     if hint:
-        lines.append(f"  hint: {hint}")
+        lines.append(f"  {hint_line(hint)}")
     facts, rows, more = parts
     view = FailureView(
         title=lines[0],
         facts=tuple(facts),
-        columns=_DIFF_HEADER,
+        columns=diff_header(),
         rows=tuple(rows),
         more=more,
         hints=(hint,) if hint else (),
@@ -402,9 +522,12 @@ def student_array(what: str, got: Any) -> np.ndarray:
         return exact_array(got, "yours")
     except TypeError as exc:
         raise failure(
-            f"{what} does not match torch: yours is not an array of numbers\n"
-            f"  {exc} (a {type(got).__name__})\n"
-            "  hint: return NumPy arrays (or your engine's tensors' .data) of floats"
+            tr(
+                "{what} does not match torch: yours is not an array of numbers",
+                what=shown_label(what),
+            )
+            + f"\n  {exc} ({type(got).__name__})\n  "
+            + hint_line(tr("return NumPy arrays (or your engine's tensors' .data) of floats"))
         ) from None
 
 
@@ -415,6 +538,11 @@ def _pair_view(title: str, label: str, expected: Any, got: Any, hint: str | None
     return FailureView(
         title=title,
         columns=("", label),
-        rows=(("expected (torch)", str(expected)), ("got (yours)", str(got))),
+        rows=((tr("expected (torch)"), str(expected)), (tr("got (yours)"), str(got))),
         hints=(hint,) if hint else (),
     )
+
+
+def hint_line(hint: str) -> str:
+    """``hint: ...`` in the checks' language (the display reads hints by this prefix)."""
+    return tr("hint") + f": {hint}"

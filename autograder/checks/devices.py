@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from autograder.checks.optional_torch import torch
 
-NOT_AVAILABLE = "not available"
+from autograder.checks.language import marked
+
+NOT_AVAILABLE = marked("not available")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ import html
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from autograder.checks.language import tr
+
 # Set while checks must neither print nor display (e.g. the progress cell re-running them).
 _SILENCED: contextvars.ContextVar[bool] = contextvars.ContextVar("_SILENCED", default=False)
 
@@ -114,11 +116,10 @@ def failure_html(view: FailureView) -> str:
         parts.append(table_html(view.columns, view.rows))
     if view.more:
         parts.append(f'<div style="{_MUTED_STYLE}">{escape(view.more)}</div>')
-    parts += [f'<div class="autograder-hint"><b>hint:</b> {escape(h)}</div>' for h in view.hints]
-    parts.append(
-        f'<div style="{_MUTED_STYLE};font-size:11px">'
-        "the full message is in the AssertionError below</div></div>"
-    )
+    label = escape(tr("hint"))
+    parts += [f'<div class="autograder-hint"><b>{label}:</b> {escape(h)}</div>' for h in view.hints]
+    below = escape(tr("the full message is in the AssertionError below"))
+    parts.append(f'<div style="{_MUTED_STYLE};font-size:11px">{below}</div></div>')
     return "".join(parts)
 
 
@@ -164,10 +165,12 @@ def view_from_message(message: str) -> FailureView:
     """A view of a plain-text message: its first line, its other lines, its hints."""
     lines = message.splitlines() or [""]
     facts, hints = [], []
+    prefixes = tuple(dict.fromkeys((tr("hint"), "hint")))
     for line in lines[1:]:
         text = line.strip()
-        if text.startswith("hint"):
-            hints.append(text.removeprefix("hint").lstrip(":").strip())
+        prefix = next((p for p in prefixes if text.startswith(p)), None)
+        if prefix is not None:
+            hints.append(text.removeprefix(prefix).lstrip(":").strip())
         elif text:
             facts.append(text)
     return FailureView(title=lines[0], facts=tuple(facts), hints=tuple(hints))

@@ -31,8 +31,14 @@ from autograder.checks.optional_torch import AVAILABLE, torch
 # A plain base where torch is absent (the student's kernel while grading): never used there.
 TorchFunctionMode = torch.overrides.TorchFunctionMode if AVAILABLE else object
 
+from autograder.checks.language import marked, tr, translated
+
 # Arrays up to this many numbers are written out in a box; larger ones by shape and norm.
 SHOWN_NUMBERS = 4
+
+
+# Default title of the engine side, translated where drawn (the checks' language).
+YOUR_ENGINE = marked("your engine")
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,7 @@ def _engine_op_name(tensor: Any) -> str:
 def walk_engine(
     output: Any,
     names: Mapping[str, Any],
-    title: str = "your engine",
+    title: str = YOUR_ENGINE,
     grads: Mapping[int, np.ndarray] | None = None,
 ) -> DrawnGraph:
     """The engine's graph behind ``output``: values everywhere, gradients the engine keeps.
@@ -232,7 +238,7 @@ def record_engine(
     *,
     tensor_type: type,
     requires_grad: list[str] | None = None,
-    title: str = "your engine",
+    title: str = YOUR_ENGINE,
 ) -> DrawnGraph:
     """Run ``fn`` on fresh engine leaves, then backward: every node with value and gradient.
 
@@ -358,7 +364,9 @@ def draw_graph(graph: DrawnGraph, ax: Any) -> None:
             for k, s in enumerate(graph.boxes[target].inputs)
             if s == source and graph.boxes[target].notes
         ]
-        label = " ".join(notes) if notes else ("" if count == 1 else f"used {count}×")
+        label = (
+            " ".join(notes) if notes else ("" if count == 1 else tr("used {count}×", count=count))
+        )
         if label:
             (x0, y0), (x1, y1) = positions[source], positions[target]
             ax.text((x0 + x1) / 2, (y0 + y1) / 2 + 0.12, label, ha="center", fontsize=7)
@@ -366,7 +374,7 @@ def draw_graph(graph: DrawnGraph, ax: Any) -> None:
     ys = [y for _, y in positions]
     ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
     ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
-    ax.set_title(graph.title)
+    ax.set_title(translated(graph.title))
     ax.axis("off")
 
 
@@ -389,7 +397,10 @@ class SideBySide:
 
     def __repr__(self) -> str:
         # the text Jupyter records beside the PNG: short, not every array of every box
-        return ", ".join(f"{g.title}: {len(g.boxes)} nodes" for g in (self.engine, self.torch))
+        return ", ".join(
+            tr("{title}: {count} nodes", title=translated(g.title), count=len(g.boxes))
+            for g in (self.engine, self.torch)
+        )
 
 
 def _widths(graphs: list[DrawnGraph]) -> list[float]:

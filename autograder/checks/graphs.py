@@ -13,6 +13,9 @@ import numpy as np
 
 from autograder.checks.optional_torch import torch
 
+from autograder.checks.compare import hint_line
+from autograder.checks.language import tr
+
 
 @dataclass
 class GraphNode:
@@ -49,8 +52,11 @@ def walk_graph(root: Any, leaves: Mapping[str, Any]) -> GraphNode | None:
             name = names.get(id(variable), "?")
             if leaf_nodes.setdefault(name, id(node)) != id(node):
                 raise AssertionError(
-                    f"leaf {name!r} is reached through two different nodes: a leaf must have "
-                    "one AccumulateGrad node, made once and reused (torch caches it)"
+                    tr(
+                        "leaf {name} is reached through two different nodes: a leaf must have "
+                        "one AccumulateGrad node, made once and reused (torch caches it)",
+                        name=repr(name),
+                    )
                 )
             return GraphNode(node.name().split("::")[-1], leaf=name)
         children = [visit(child) for child, _ in node.next_functions if child is not None]
@@ -87,17 +93,28 @@ def check_graph_like(
     engine_shape = engine_graph.shape() if engine_graph else None
     torch_shape = torch_graph.shape() if torch_graph else None
     if engine_shape != torch_shape:
-        theirs = torch_graph.lines() if torch_graph else ["(no grad_fn)"]
-        yours = engine_graph.lines() if engine_graph else ["(no grad_fn)"]
+        theirs = torch_graph.lines() if torch_graph else [tr("(no grad_fn)")]
+        yours = engine_graph.lines() if engine_graph else [tr("(no grad_fn)")]
         raise AssertionError(
-            "graph does not match torch's (compared from the output: operations, and the leaf "
-            "each path ends at)\n  torch:\n"
+            tr(
+                "graph does not match torch's (compared from the output: operations, and the "
+                "leaf each path ends at)"
+            )
+            + "\n  torch:\n"
             + "\n".join(f"    {line}" for line in theirs)
-            + "\n  yours:\n"
+            + "\n  "
+            + tr("yours")
+            + ":\n"
             + "\n".join(f"    {line}" for line in yours)
-            + "\n  hint: each input that requires grad should appear in next_functions as its "
-            "grad_fn, or as an AccumulateGrad node for a leaf; inputs that need no gradient as None"
+            + "\n  "
+            + hint_line(
+                tr(
+                    "each input that requires grad should appear in next_functions as its "
+                    "grad_fn, or as an AccumulateGrad node for a leaf; inputs that need no "
+                    "gradient as None"
+                )
+            )
         )
     if not quiet:
         count = len(engine_graph.lines()) if engine_graph else 0
-        print(f"graph matches torch's: {count} nodes")
+        print(tr("graph matches torch's: {count} nodes", count=count))

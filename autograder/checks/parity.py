@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks.compare import compare_arrays, student_array
-from autograder.checks.devices import DeviceStatus, tf32_disabled, torch_devices
+from autograder.checks.compare import compare_arrays, hint_line, student_array
+from autograder.checks.devices import NOT_AVAILABLE, DeviceStatus, tf32_disabled, torch_devices
 from autograder.checks.display import failure, report_pass
 from autograder.checks.exact import exact_array
+from autograder.checks.language import marked, tr, translated
 from autograder.checks.optional_torch import torch
 
 Shape = tuple[int, ...]
@@ -41,15 +42,32 @@ class ParityReport:
         """One line for a notebook: what matched where, and which devices were skipped."""
         if self.devices_checked:
             where = ", ".join(self.devices_checked)
-            if self.n_gradients:
-                plural = "s" if self.n_gradients != 1 else ""
-                what = f"forward and {self.n_gradients} gradient{plural} match"
+            if self.n_gradients == 1:
+                line = tr(
+                    "forward and 1 gradient match torch on {where} ({dtype})",
+                    where=where,
+                    dtype=self.dtype,
+                )
+            elif self.n_gradients:
+                line = tr(
+                    "forward and {count} gradients match torch on {where} ({dtype})",
+                    count=self.n_gradients,
+                    where=where,
+                    dtype=self.dtype,
+                )
             else:
-                what = "forward matches"
-            line = f"{what} torch on {where} ({self.dtype})"
+                line = tr(
+                    "forward matches torch on {where} ({dtype})", where=where, dtype=self.dtype
+                )
         else:
-            line = f"nothing compared with torch ({self.dtype}): no requested device is available"
-        skipped = [f"{name}: {reason}, skipped" for name, reason in self.devices_skipped]
+            line = tr(
+                "nothing compared with torch ({dtype}): no requested device is available",
+                dtype=self.dtype,
+            )
+        skipped = [
+            tr("{name}: {reason}, skipped", name=name, reason=translated(reason))
+            for name, reason in self.devices_skipped
+        ]
         return "; ".join([line, *skipped])
 
     def _ipython_display_(self) -> None:
@@ -159,7 +177,7 @@ def _select_devices(
             if base not in known:
                 # A device this torch build does not list (e.g. mps on Linux) is just absent.
                 if base in ("cuda", "mps"):
-                    requested.append((name, DeviceStatus(base, False, "not available")))
+                    requested.append((name, DeviceStatus(base, False, NOT_AVAILABLE)))
                     continue
                 raise ValueError(f"unknown device {name!r}: choose from cpu, cuda, mps")
             requested.append((name, known[base]))
@@ -170,7 +188,7 @@ def _select_devices(
         if not status.available:
             skipped.append((name, status.reason))
         elif status.name == "mps" and has_float64:
-            skipped.append((name, "float64 not supported"))  # MPS has no float64 at all
+            skipped.append((name, marked("float64 not supported")))  # MPS has no float64 at all
         else:
             checked.append(name)
     return checked, skipped
@@ -268,11 +286,19 @@ def _check_seed(seed: Any) -> int:
 
 def _nothing_compared(skipped: list[tuple[str, str]]) -> AssertionError:
     """The failure of a check whose every requested device was skipped."""
-    reasons = "; ".join(f"{name}: {reason}" for name, reason in skipped)
+    reasons = "; ".join(f"{name}: {translated(reason)}" for name, reason in skipped)
     return failure(
-        f"nothing compared with torch: no requested device could run ({reasons})\n"
-        "  hint: a check that compares nothing cannot pass; leave devices=None to use "
-        "every available device (cpu always is)"
+        tr(
+            "nothing compared with torch: no requested device could run ({reasons})",
+            reasons=reasons,
+        )
+        + "\n  "
+        + hint_line(
+            tr(
+                "a check that compares nothing cannot pass; leave devices=None to use "
+                "every available device (cpu always is)"
+            )
+        )
     )
 
 
@@ -332,8 +358,11 @@ def check_parity(
     out = fn(*leaves.values())
     if not isinstance(out, _engine_classes(tensor_type)):
         raise failure(
-            f"forward: your function returned {type(out).__name__}, "
-            f"expected a {tensor_type.__name__}"
+            tr(
+                "forward: your function returned {got}, expected a {expected}",
+                got=type(out).__name__,
+                expected=tensor_type.__name__,
+            )
         )
     engine_forward = student_array("forward", getattr(out, "data", None))
 

@@ -29,8 +29,10 @@ import nbformat
 
 from autograder.checks import display
 from autograder.checks.hidden_tests import split_hidden_tests
+from autograder.checks.language import marked, tr, translated
 
-PASS, FAIL, NOT_ATTEMPTED = "pass", "fail", "not attempted"
+# Statuses as data (English, as tests and tools read them); shown through tr().
+PASS, FAIL, NOT_ATTEMPTED = marked("pass"), marked("fail"), marked("not attempted")
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$", re.MULTILINE)
 _STATUS_COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e", NOT_ATTEMPTED: "#59636e"}
@@ -171,12 +173,14 @@ def run_check(check: Check, namespace: Mapping[str, Any]) -> Result:
             warnings.simplefilter("ignore")
             exec(code, _scratch_namespace(namespace))
     except NameError as exc:
-        return Result(check, NOT_ATTEMPTED, f"not run yet: {exc} (run the cells above)")
+        return Result(
+            check, NOT_ATTEMPTED, tr("not run yet: {error} (run the cells above)", error=exc)
+        )
     except KeyboardInterrupt:  # the student stopped it: stop
         raise
     except BaseException as exc:  # SystemExit too: a check that exits has not passed
         if _raised_not_implemented(exc):
-            return Result(check, NOT_ATTEMPTED, "your code still raises NotImplementedError")
+            return Result(check, NOT_ATTEMPTED, tr("your code still raises NotImplementedError"))
         return Result(check, FAIL, _first_line(exc))
     return Result(check, PASS)
 
@@ -190,11 +194,18 @@ def collect(namespace: Mapping[str, Any], notebook: str | os.PathLike[str] | Non
 
 def _summary(results: list[Result]) -> str:
     counts = {status: sum(r.status == status for r in results) for status in _STATUS_COLOURS}
-    return (
-        f"{counts[PASS]} of {len(results)} checks pass, {counts[FAIL]} fail, "
-        f"{counts[NOT_ATTEMPTED]} not attempted (visible checks only: your grade also uses "
-        "hidden tests)"
+    return tr(
+        "{passed} of {total} checks pass, {failed} fail, {not_attempted} not attempted "
+        "(visible checks only: your grade also uses hidden tests)",
+        passed=counts[PASS],
+        total=len(results),
+        failed=counts[FAIL],
+        not_attempted=counts[NOT_ATTEMPTED],
     )
+
+
+def _columns() -> tuple[str, ...]:
+    return (tr("exercise"), tr("check"), tr("points"), tr("result"), tr("detail"))
 
 
 def format_text(results: list[Result]) -> str:
@@ -202,11 +213,11 @@ def format_text(results: list[Result]) -> str:
     from autograder.checks.text_table import format_columns
 
     rows = [
-        (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", r.status, r.detail)
+        (r.check.exercise, r.check.grade_id, f"{r.check.points:g}", translated(r.status), r.detail)
         for r in results
     ]
-    lines = [f"progress: {_summary(results)}"]
-    lines += format_columns(("exercise", "check", "points", "result", "detail"), rows, indent="  ")
+    lines = [tr("progress") + f": {_summary(results)}"]
+    lines += format_columns(_columns(), rows, indent="  ")
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -223,16 +234,13 @@ def format_html(results: list[Result]) -> str:
             f"<td {cell}>{esc(r.check.exercise)}</td>"
             f"<td {cell}><code>{esc(r.check.grade_id)}</code></td>"
             f"<td {cell}>{esc(f'{r.check.points:g}')}</td>"
-            f'<td class="autograder-status" style="{status_style}">{esc(r.status)}</td>'
+            f'<td class="autograder-status" style="{status_style}">{esc(translated(r.status))}</td>'
             f"<td {cell}>{esc(r.detail)}</td></tr>"
         )
-    head = "".join(
-        f'<th style="{display.HEAD_STYLE}">{name}</th>'
-        for name in ("exercise", "check", "points", "result", "detail")
-    )
+    head = "".join(f'<th style="{display.HEAD_STYLE}">{esc(name)}</th>' for name in _columns())
     return (
         '<div class="autograder-progress" style="margin:2px 0;font-size:12px;color:#1f2328">'
-        f"<div><b>Progress</b>: {esc(_summary(results))}</div>"
+        "<div><b>" + esc(tr("Progress")) + f"</b>: {esc(_summary(results))}</div>"
         f'<table style="{display.TABLE_STYLE}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
@@ -250,7 +258,8 @@ def show_progress(
     try:
         started = time.perf_counter()
         results = collect(namespace, notebook)
-        text = format_text(results) + f"\n(checked in {time.perf_counter() - started:.1f} s)"
+        elapsed = f"{time.perf_counter() - started:.1f}"
+        text = format_text(results) + "\n" + tr("(checked in {seconds} s)", seconds=elapsed)
         if display.in_kernel():
             from IPython.display import display as ipython_display
 
@@ -259,4 +268,4 @@ def show_progress(
             print(text)
     except Exception as exc:  # never stop "Run All" here
         detail = "".join(traceback.format_exception_only(exc)).strip()
-        print(f"progress: could not check this notebook ({detail})")
+        print(tr("progress: could not check this notebook ({detail})", detail=detail))

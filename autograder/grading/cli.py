@@ -12,10 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 from autograder.grading.nbgrader_workspace import NbgraderError
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 def _release(args: argparse.Namespace) -> int:
+    from autograder.grading.i18n.edition import edition, editions, generate_solutions
     from autograder.grading.release import generate_release, publish_release
     from autograder.grading.run_progress import print_to_stderr
 
@@ -24,8 +25,15 @@ def _release(args: argparse.Namespace) -> int:
     if unknown:
         print(f"error: unknown assignment(s) {unknown}; known: {assignments()}", file=sys.stderr)
         return 2
-    written = publish_release(generate_release(args.workspace, ids, print_to_stderr))
-    print(f"regenerated {', '.join(written)} in {COURSE_DIR}")
+    chosen = editions() if args.edition == "all" else [edition(args.edition)]
+    for each in chosen:
+        if each.translated:
+            for path in generate_solutions(each):
+                print(f"regenerated {path} from solutions/ and i18n/{each.language}/")
+        workspace = args.workspace / each.language
+        release = generate_release(workspace, ids, print_to_stderr, each.language)
+        written = publish_release(release, each.course)
+        print(f"regenerated {', '.join(written)} in {each.course}")
     return 0
 
 
@@ -43,6 +51,24 @@ def _sync_engine(args: argparse.Namespace) -> int:
         print("run `autograd-course sync-engine` to update the notebooks", file=sys.stderr)
         return 1
     return 0
+
+
+def _translations(args: argparse.Namespace) -> int:
+    from autograder.grading.i18n.catalog import LANGUAGES
+    from autograder.grading.i18n.update import update_all
+
+    owed = 0
+    for language in LANGUAGES:
+        for update in update_all(language):
+            owed += update.untranslated + update.fuzzy
+            state = "updated" if update.changed else "unchanged"
+            print(
+                f"{update.path}: {state}, {update.entries} entries, "
+                f"{update.untranslated} untranslated, {update.fuzzy} fuzzy"
+            )
+    if owed:
+        print(f"{owed} entries need a translator (empty msgstr or fuzzy)", file=sys.stderr)
+    return 1 if args.check and owed else 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -362,10 +388,18 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     release = commands.add_parser(
-        "release", help="regenerate course/ from solutions/ with nbgrader generate_assignment"
+        "release",
+        help="regenerate course/ (and course-es/) from solutions/ with nbgrader "
+        "generate_assignment",
     )
     release.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
     release.add_argument("--workspace", type=Path, default=Path("build/release"))
+    release.add_argument(
+        "--edition",
+        default="all",
+        help="en, es or all (default): the Spanish edition's solutions-es/ is regenerated "
+        "from solutions/ and i18n/es/ first",
+    )
     release.set_defaults(run=_release)
 
     sync = commands.add_parser(
@@ -373,6 +407,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sync.add_argument("--check", action="store_true", help="only report drift; exit 1 if any")
     sync.set_defaults(run=_sync_engine)
+
+    translations = commands.add_parser(
+        "translations",
+        help="update the translation catalogs (i18n/) from solutions/ and the checks' messages",
+    )
+    translations.add_argument(
+        "--check", action="store_true", help="exit 1 when an entry is untranslated or fuzzy"
+    )
+    translations.set_defaults(run=_translations)
 
     demo = commands.add_parser(
         "demo", help="release, autograde the demo cohort, export and print the grade table"

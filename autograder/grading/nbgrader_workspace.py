@@ -15,9 +15,17 @@ from pathlib import Path
 from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
 
-def course_config(base_config: Path, root: Path | None, db_url: str, **directories: str) -> str:
+def course_config(
+    base_config: Path,
+    root: Path | None,
+    db_url: str,
+    *more_configs: str,
+    **directories: str,
+) -> str:
     """The text of an nbgrader_config.py that loads ``base_config``, then moves the course.
 
+    ``more_configs`` (paths, a relative one from the written config's folder) are loaded
+    after ``base_config``: a translated edition's settings.
     The course moves to ``root`` (None: the folder nbgrader runs in, so the config still
     holds when the folder is copied) and its gradebook to ``db_url``; ``directories`` sets
     other CourseDirectory folders (``source_directory="source"``, ...). Every config this
@@ -26,6 +34,7 @@ def course_config(base_config: Path, root: Path | None, db_url: str, **directori
     lines = [
         "c = get_config()  # noqa: F821",
         f"load_subconfig({str(base_config)!r})  # noqa: F821",
+        *(f"load_subconfig({name!r})  # noqa: F821" for name in more_configs),
         *([f"c.CourseDirectory.root = {str(root)!r}"] if root is not None else []),
         *(f"c.CourseDirectory.{name} = {value!r}" for name, value in directories.items()),
         f"c.CourseDirectory.db_url = {db_url!r}",
@@ -33,16 +42,22 @@ def course_config(base_config: Path, root: Path | None, db_url: str, **directori
     return "\n".join(lines) + "\n"
 
 
+# A translated edition's nbgrader settings, copied into its workspace (so copies keep them).
+EDITION_CONFIG = "edition_config.py"
+
+
 def write_workspace_config(root: Path) -> None:
     """Point ``root/nbgrader_config.py`` at the workspace: the repository's config, moved.
 
     Folders and gradebook are relative to the workspace, so a plain copy of it is a course
-    of its own (tests copy graded workspaces).
+    of its own (tests copy graded workspaces). An edition's settings in the workspace
+    (``edition_config.py``) are loaded after the repository's config.
     """
     config = course_config(
         NBGRADER_CONFIG,
         None,
         "sqlite:///gradebook.db",
+        *([EDITION_CONFIG] if (root / EDITION_CONFIG).is_file() else []),
         source_directory="source",
         release_directory="release",
     )
@@ -53,12 +68,19 @@ class NbgraderError(RuntimeError):
     """An nbgrader command failed; the message carries its output."""
 
 
-def create_workspace(root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Path:
-    """Make a fresh workspace at ``root`` (wiping an old one) and return it."""
+def create_workspace(
+    root: Path, solutions_dir: Path = SOLUTIONS_DIR, edition_settings: Path | None = None
+) -> Path:
+    """Make a fresh workspace at ``root`` (wiping an old one) and return it.
+
+    ``edition_settings``: a translated edition's nbgrader settings, kept in the workspace.
+    """
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     shutil.copytree(solutions_dir, root / "source", ignore=shutil.ignore_patterns(".*"))
+    if edition_settings is not None:
+        shutil.copyfile(edition_settings, root / EDITION_CONFIG)
     write_workspace_config(root)
     return root
 

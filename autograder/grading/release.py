@@ -20,13 +20,18 @@ def generate_release(
     workspace: Path,
     assignment_ids: list[str] | None = None,
     report: Callable[[str], None] | None = None,
+    language: str = "en",
 ) -> Path:
     """Run the real generate_assignment in a fresh workspace; return its release folder.
 
     The workspace's gradebook then knows every assignment, ready for autograding.
     ``report``, when given, gets a progress line as each notebook starts and ends.
+    ``language`` picks the edition: its solutions are the source, its settings loaded.
     """
-    create_workspace(workspace)
+    from autograder.grading.i18n.edition import edition
+
+    chosen = edition(language)
+    create_workspace(workspace, chosen.solutions, chosen.settings)
     release_dir = load_course(workspace).release
     ids = assignment_ids or assignments()
     progress = StepProgress(dict.fromkeys(ids, 1), "notebook", "releasing", report or _silent)

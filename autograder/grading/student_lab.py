@@ -18,6 +18,9 @@ from pathlib import Path
 from autograder.grading.repo_paths import COURSE_DIR, REPO_ROOT
 
 WORK_DIR = REPO_ROOT / "work"
+# ``--edition es`` (``make lab EDITION=es``): the Spanish release course-es/, copied into its
+# own working folder work-es/ (the notebooks have the same names as the English ones).
+EDITION_OPTION = "--edition"
 # Jupyter config read before the user's and the environment's (JUPYTER_CONFIG_PATH): it only
 # disables things, and JupyterLab keeps the user's own settings in their usual place.
 PROFILE_DIR = REPO_ROOT / "student-lab"
@@ -94,18 +97,49 @@ def lab_command(work: Path, extra: Sequence[str] = ()) -> list[str]:
     return [*command, *extra]
 
 
+def edition_folders(language: str) -> tuple[Path, Path]:
+    """(release, working copy) of an edition: course/ and work/ for English, else
+    course-<lang>/ and work-<lang>/."""
+    if language == "en":
+        return COURSE_DIR, WORK_DIR
+    from autograder.grading.i18n.edition import edition
+
+    return edition(language).course, REPO_ROOT / f"work-{language}"
+
+
+def take_edition(arguments: list[str]) -> tuple[str, list[str]]:
+    """The ``--edition LANG`` (or ``--edition=LANG``) of the arguments, and the others."""
+    language, rest = "en", []
+    iterator = iter(arguments)
+    for argument in iterator:
+        if argument == EDITION_OPTION:
+            language = next(iterator, "")
+        elif argument.startswith(EDITION_OPTION + "="):
+            language = argument.partition("=")[2]
+        else:
+            rest.append(argument)
+    if not language:
+        raise SystemExit(f"{EDITION_OPTION} needs a language: en or es")
+    return language, rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Update the working copy, then replace this process with the student's JupyterLab.
 
-    ``--copy-only`` stops after the copy; any other arguments go to ``jupyter lab``.
+    ``--copy-only`` stops after the copy; ``--edition es`` opens the Spanish edition (its
+    own working copy, work-es/); any other arguments go to ``jupyter lab``.
     """
-    extra = list(sys.argv[1:] if argv is None else argv)
-    copy = update_work_copy()
+    language, extra = take_edition(list(sys.argv[1:] if argv is None else argv))
+    try:
+        course, work = edition_folders(language)
+    except ValueError as error:
+        raise SystemExit(f"{EDITION_OPTION} {language}: {error}") from None
+    copy = update_work_copy(course, work)
     print(copy.summary(), flush=True)
     if "--copy-only" in extra:
         return 0
-    command = lab_command(WORK_DIR, extra)
-    os.chdir(WORK_DIR)
+    command = lab_command(work, extra)
+    os.chdir(work)
     os.execve(command[0], command, lab_environment())
     return 0  # not reached: execve replaces the process
 

@@ -1,0 +1,214 @@
+"""The translatable units of a notebook, and how a translation goes back into a cell.
+
+A unit is one piece of English prose, the msgid of a catalog entry:
+
+- a markdown cell: its whole source;
+- in a code cell, outside ``### BEGIN SOLUTION`` and hidden-test blocks (what students never
+  see in the release): a comment (consecutive full-line comments at one indentation are one
+  unit, their lines joined with a newline, so a sentence split over lines is translated
+  whole) and a docstring (the text between its triple quotes, as written).
+
+Given engine cells (``engine.given``: the reference engine of autograder/engine/ verbatim,
+shown collapsed) are not translated: they keep the engine's own docstrings.
+Comments without letters, tool directives (``noqa``, ``type:``) and nbgrader's markers are
+code, not prose. Everything else in a code cell (identifiers, strings the code uses, tests,
+points) is shared by both editions unchanged.
+"""
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import nbformat
+
+_BLOCK_BEGIN = ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")
+_BLOCK_END = ("END SOLUTION", "END HIDDEN TESTS")
+# Comments that are instructions to tools, not to students.
+_DIRECTIVE = re.compile(r"^\s*(noqa|type:|fmt:|pragma|pylint|ruff|#+\s*(BEGIN|END)\b)")
+_LETTERS = re.compile(r"[A-Za-z]{2}")
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A run of full-line comments (or one trailing comment) in a code cell."""
+
+    first_line: int  # 0-based line of the cell
+    last_line: int
+    column: int  # where '#' is
+    text: str  # the comments' text, '# ' removed, lines joined with '\n'
+    trailing: bool  # after code on its line
+
+
+def _shown_lines(source: str) -> list[bool]:
+    """Per line of ``source``: True when a student sees it (outside solution/hidden blocks)."""
+    shown, inside = [], False
+    for line in source.split("\n"):
+        if any(marker in line for marker in _BLOCK_BEGIN):
+            inside = True
+        shown.append(not inside)
+        if any(marker in line for marker in _BLOCK_END):
+            inside = False
+    return shown
+
+
+def _is_prose(text: str) -> bool:
+    return bool(_LETTERS.search(text)) and not _DIRECTIVE.match(text)
+
+
+def comments(source: str) -> list[Comment]:
+    """The prose comments of a code cell that students see, runs of full lines merged."""
+    shown = _shown_lines(source)
+    lines = source.split("\n")
+    found: list[Comment] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []  # not Python (e.g. a cell magic): no comment is read as prose
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        row, column = token.start[0] - 1, token.start[1]
+        text = token.string.lstrip("#").strip()
+        if not shown[row] or not _is_prose(token.string.lstrip("#")):
+            continue
+        trailing = bool(lines[row][:column].strip())
+        previous = found[-1] if found else None
+        if (
+            previous is not None
+            and not trailing
+            and not previous.trailing
+            and previous.last_line == row - 1
+            and previous.column == column
+        ):
+            found[-1] = Comment(
+                previous.first_line, row, column, f"{previous.text}\n{text}", trailing=False
+            )
+        else:
+            found.append(Comment(row, row, column, text, trailing))
+    return found
+
+
+@dataclass(frozen=True)
+class Docstring:
+    """A docstring: the text between its quotes as written, and where that text is."""
+
+    start: int  # offset in the cell's source of the text (after the opening quotes)
+    end: int
+    text: str
+
+
+def docstrings(source: str) -> list[Docstring]:
+    """The docstrings of the functions and classes a student sees in a code cell."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    shown = _shown_lines(source)
+    offsets = [0]
+    for line in source.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        first = node.body[0] if node.body else None
+        if not (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ):
+            continue
+        if not shown[first.lineno - 1]:
+            continue
+        literal_start = offsets[first.lineno - 1] + _char_column(source, first, first.col_offset)
+        literal_end = offsets[first.end_lineno - 1] + _char_column(
+            source, first, first.end_col_offset, end=True
+        )
+        literal = source[literal_start:literal_end]
+        prefix = 0
+        while literal[prefix] not in "\"'":
+            prefix += 1  # r/u prefixes
+        opening = literal[prefix : prefix + 3]
+        quote = opening if opening in ('"""', "'''") else literal[prefix]
+        text_start = literal_start + prefix + len(quote)
+        text_end = literal_end - len(quote)
+        text = source[text_start:text_end]
+        if _is_prose(text):
+            found.append(Docstring(text_start, text_end, text))
+    return sorted(found, key=lambda d: d.start)
+
+
+def _char_column(source: str, node: ast.AST, byte_column: int, end: bool = False) -> int:
+    """ast's UTF-8 byte column on the node's line as a character column."""
+    line_number = node.end_lineno if end else node.lineno
+    line = source.split("\n")[line_number - 1]
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8"))
+
+
+def is_given_engine(cell: nbformat.NotebookNode) -> bool:
+    """A given engine cell: the reference engine verbatim, shown collapsed, kept in English."""
+    return bool((cell.metadata.get("engine") or {}).get("given"))
+
+
+def cell_units(cell: nbformat.NotebookNode) -> list[str]:
+    """The msgids of one cell, in order of appearance."""
+    if cell.cell_type == "markdown":
+        return [cell.source] if cell.source.strip() else []
+    if cell.cell_type != "code" or is_given_engine(cell):
+        return []
+    found = [(c.first_line, c.text) for c in comments(cell.source)]
+    starts = _line_of(cell.source)
+    found += [(starts(d.start), d.text) for d in docstrings(cell.source)]
+    return [text for _, text in sorted(found, key=lambda item: item[0])]
+
+
+def notebook_units(notebook: nbformat.NotebookNode) -> list[tuple[str, int]]:
+    """(msgid, cell index) for every unit of a notebook, in order; a repeated msgid once."""
+    seen: set[str] = set()
+    units = []
+    for index, cell in enumerate(notebook.cells):
+        for text in cell_units(cell):
+            if text not in seen:
+                seen.add(text)
+                units.append((text, index))
+    return units
+
+
+def _line_of(source: str) -> Callable[[int], int]:
+    def line(offset: int) -> int:
+        return source.count("\n", 0, offset)
+
+    return line
+
+
+Translate = Callable[[str], str]
+
+
+def translate_cell(cell: nbformat.NotebookNode, translate: Translate) -> None:
+    """Put each unit's translation into ``cell`` (in place); code stays as it is."""
+    if cell.cell_type == "markdown":
+        if cell.source.strip():
+            cell.source = translate(cell.source)
+        return
+    if cell.cell_type != "code" or is_given_engine(cell):
+        return
+    source = cell.source
+    # Docstrings first, from the end, so earlier offsets stay valid; they never hold a
+    # comment token, and comments are then found again in the new source.
+    for doc in reversed(docstrings(source)):
+        source = source[: doc.start] + translate(doc.text) + source[doc.end :]
+    lines = source.split("\n")
+    for comment in reversed(comments(source)):
+        translated = translate(comment.text)
+        if comment.trailing:
+            line = lines[comment.first_line]
+            code = line[: comment.column]
+            lines[comment.first_line] = f"{code}# {translated}"
+            continue
+        indent = lines[comment.first_line][: comment.column]
+        new = [f"{indent}# {text}".rstrip() for text in translated.split("\n")]
+        lines[comment.first_line : comment.last_line + 1] = new
+    cell.source = "\n".join(lines)
