@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from autograder.checks.optional_torch import torch
-
 from autograder.checks.language import marked
+from autograder.checks.optional_torch import torch
 
 NOT_AVAILABLE = marked("not available")
 

@@ -26,12 +26,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from autograder.checks.language import marked, tr, translated
 from autograder.checks.optional_torch import AVAILABLE, torch
 
 # A plain base where torch is absent (the student's kernel while grading): never used there.
 TorchFunctionMode = torch.overrides.TorchFunctionMode if AVAILABLE else object
-
-from autograder.checks.language import marked, tr, translated
 
 # Arrays up to this many numbers are written out in a box; larger ones by shape and norm.
 SHOWN_NUMBERS = 4

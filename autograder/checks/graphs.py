@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks.optional_torch import torch
-
 from autograder.checks.compare import hint_line
 from autograder.checks.language import tr
+from autograder.checks.optional_torch import torch
 
 
 @dataclass
