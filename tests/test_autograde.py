@@ -417,8 +417,11 @@ def leak_specs(root, tmp_path):
     (tmp_path / "snapshot").mkdir()
     snapshot = snapshot_gradebook(course, tmp_path / "snapshot" / "gradebook.db")
     config = config_as_dict(course)
-    ada = Job("ada", "leak", student_seed("ada", "leak"), "leak-ada", 2, 3 * 1024, None)
-    grace = Job("grace", "leak", student_seed("grace", "leak"), "leak-grace", None, None, None)
+    # The tests look at the student's kernel (its seed, files, limits), which only test cells
+    # run there show: kernel verdicts.
+    seeds = {name: student_seed(name, "leak") for name in ("ada", "grace")}
+    ada = Job("ada", "leak", seeds["ada"], "leak-ada", 2, 3 * 1024, None, verdicts="kernel")
+    grace = Job("grace", "leak", seeds["grace"], "leak-grace", None, None, None, "kernel")
     # Grace's job sets no cell timeout at all, not even the course's: nbgrader's default
     # (30 s) applies, unless Ada's 2 s stayed behind.
     untimed = {**config, "Execute": {k: v for k, v in config["Execute"].items() if k != "timeout"}}

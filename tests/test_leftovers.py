@@ -133,8 +133,9 @@ def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
     # Again: the killer, in flight when the run died, is graded alone first, and kills it.
     assert grade_in_a_subprocess(root) == -signal.SIGKILL
     assert logged() == {"a-honest": "graded"}
-    # The third run gives up on the killer (0, an error) and grades everyone else.
-    assert grade_in_a_subprocess(root) == 0
+    # The third run gives up on the killer (0, an error), grades everyone else, and exits 1:
+    # a run with an errored job says so (the instructor looks at that submission).
+    assert grade_in_a_subprocess(root) == 1
     assert logged() == {"a-honest": "graded", "killer": "error", "z-honest": "graded"}
     points = cell_scores(f"sqlite:///{root / 'gradebook.db'}", "killer", "tiny")
     assert sum(c.score for c in points.values()) == 0
