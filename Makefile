@@ -24,7 +24,7 @@ demo: $(STAMP)
 	$(BIN)/autograd-course demo
 
 test: $(STAMP) lint
-	$(BIN)/pytest -n 2 --dist loadfile tests solutions solutions-es --nbval-lax --nbval-current-env
+	$(BIN)/pytest -n 2 --dist loadfile --durations=30 tests solutions solutions-es --nbval-lax --nbval-current-env
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

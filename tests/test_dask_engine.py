@@ -24,7 +24,7 @@ from nbgrader.api import Gradebook
 from test_autograde import graded_cell, hand_in, row_counts, scores, tiny_course
 
 from autograder.grading.autograde import JOB_TOKEN_ENV, autograde, read_log_json
-from autograder.grading.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG
+from autograder.grading.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG, RETRIED
 from autograder.grading.autograde.sandbox import SANDBOX_ENV
 from autograder.grading.cli import main
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
@@ -154,7 +154,11 @@ def test_a_submission_that_kills_every_worker_is_that_students_dead_kernel(tiny,
     monkeypatch.setenv(SANDBOX_ENV, "off")
     run = autograde(root, "tiny", workers=2, progress=False)
     status = {r.student: (r.status, r.message) for r in run.records}
-    assert status["ada"] == ("graded", "")
+    # Graded in full whatever the other student did to the workers. On a loaded machine her
+    # own kernel can die once of the machine (CI saw it once): the designed answer is the
+    # retry, which says so; never a killed-worker verdict borrowed from the other student.
+    assert status["ada"][0] == "graded", status["ada"]
+    assert status["ada"][1] in ("", RETRIED), status["ada"]
     assert status["mallory"][0] == "kernel-died"
     assert "worker process died on each attempt" in status["mallory"][1]
     assert scores(root, "ada", "tiny")["test_tiny"].score == 1

@@ -179,6 +179,7 @@ def run_on_cluster(
 
 
 KILLED_WORKER = "the grading worker process died on each attempt"
+RETRIED = "the kernel died on the first attempt, graded again"
 
 
 def result_of(future: object, job: Job, scratch: Path | None = None) -> JobResult:
@@ -213,9 +214,7 @@ def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
     if result.status == "kernel-died":
         message = result.message + " (twice: it was graded a second time and died again)"
     else:
-        message = "; ".join(
-            m for m in ("the kernel died on the first attempt, graded again", result.message) if m
-        )
+        message = "; ".join(m for m in (RETRIED, result.message) if m)
     output = first.output + "\n=== second attempt ===\n" + result.output
     return replace(result, message=message, output=output, seconds=first.seconds + result.seconds)
 
