@@ -421,7 +421,7 @@ def leak_specs(root, tmp_path):
     # run there show: kernel verdicts.
     seeds = {name: student_seed(name, "leak") for name in ("ada", "grace")}
     ada = Job("ada", "leak", seeds["ada"], "leak-ada", 2, 3 * 1024, None, verdicts="kernel")
-    grace = Job("grace", "leak", seeds["grace"], "leak-grace", None, None, None, "kernel")
+    grace = Job("grace", "leak", seeds["grace"], "leak-grace", None, None, None, verdicts="kernel")
     # Grace's job sets no cell timeout at all, not even the course's: nbgrader's default
     # (30 s) applies, unless Ada's 2 s stayed behind.
     untimed = {**config, "Execute": {k: v for k, v in config["Execute"].items() if k != "timeout"}}
