@@ -5,7 +5,8 @@ CPU), ``profile`` (where the engine's extra time goes on the largest MLP row), `
 (a training step with and without keeping the graph) and ``grading`` (nbgrader autograde
 of the demo cohort and the nbval suite). ``autograde-parallel`` (sequential nbgrader against
 parallel autograde on a cohort of 40 submissions) runs only when named. Nothing here asserts
-anything about time.
+anything about time. ``notebooks`` (each solution notebook's run time under nbclient; with
+``--baseline``, against an earlier run) also runs only when named.
 """
 
 import argparse
@@ -23,7 +24,7 @@ from benchmarks.timing import load_average, machine_info, set_threads, use_cpu_t
 
 SECTIONS = ("speed", "profile", "memory", "grading")
 # Run only when named: it grades the cohort several times over (minutes per mode).
-OPT_IN_SECTIONS = ("autograde-parallel",)
+OPT_IN_SECTIONS = ("autograde-parallel", "notebooks")
 DEFAULT_OUT = REPO_ROOT / "build" / "bench"
 
 # Targets from issue 16: the engine's median over the NumPy floor's, per MLP row (by the
@@ -82,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--threads", type=int, default=None, help="BLAS and torch threads (default: all cores)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="notebooks: an earlier run's notebooks.json, shown as a 'before' column",
     )
     args = parser.parse_args(argv)
     sections = args.sections or list(SECTIONS)
@@ -164,6 +171,20 @@ def main(argv: list[str] | None = None) -> int:
             args.out,
             "autograde_parallel",
             {"machine": info, "rows": [r.as_dict() for r in parallel_rows]},
+        )
+
+    if "notebooks" in sections:
+        from benchmarks.notebook_time import format_notebook_table, read_baseline, time_notebooks
+
+        print("\n## Notebooks: wall time to execute each solution notebook (nbclient)")
+        if args.threads:  # the kernels are other processes: they read the count at start
+            for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ[name] = str(args.threads)
+        notebook_rows = time_notebooks(repeat=1 if args.quick else 3)
+        before = read_baseline(args.baseline) if args.baseline else None
+        print(format_notebook_table(notebook_rows, before))
+        _write_json(
+            args.out, "notebooks", {"machine": info, "rows": [r.as_dict() for r in notebook_rows]}
         )
 
     print(f"\nbenchmarks done in {time.perf_counter() - started:.0f} s")

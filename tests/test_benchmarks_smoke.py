@@ -138,3 +138,38 @@ def test_parallel_autograde_table_and_worker_counts():
     ]
     table = parallel_autograde.format_parallel_table(rows)
     assert "2.00x" in table and "same grades" in table
+
+
+def test_notebook_times_run_each_notebook_in_a_scratch_copy_and_compare_to_a_baseline(tmp_path):
+    from benchmarks import notebook_time
+
+    folder = tmp_path / "99-tiny"
+    folder.mkdir()
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("open('written.txt', 'w').write('x')\nx = 1 + 1")]
+    )
+    path = folder / "99-tiny.ipynb"
+    nbformat.write(notebook, path)
+    rows = notebook_time.time_notebooks([path], repeat=2)
+    assert [row.notebook for row in rows] == [notebook_time.EMPTY, "99-tiny"]
+    assert all(len(row.seconds) == len(row.cpu_seconds) == 2 for row in rows)
+    assert all(row.median_s > 0 and row.median_cpu_s >= 0 for row in rows)
+    assert not (folder / "written.txt").exists()  # the run wrote in its scratch copy
+    saved = tmp_path / "notebooks.json"
+    saved.write_text(json.dumps({"rows": [row.as_dict() for row in rows]}))
+    before = notebook_time.read_baseline(saved)
+    table = notebook_time.format_notebook_table(rows, before)
+    assert "99-tiny" in table and "CPU before" in table and "total" in table
+
+
+def test_a_notebook_that_fails_stops_the_timing_with_its_error(tmp_path):
+    from nbclient.exceptions import CellExecutionError
+
+    from benchmarks import notebook_time
+
+    folder = tmp_path / "98-broken"
+    folder.mkdir()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
+    nbformat.write(notebook, folder / "98-broken.ipynb")
+    with pytest.raises(CellExecutionError, match="ZeroDivisionError"):
+        notebook_time.time_notebooks([folder / "98-broken.ipynb"])
