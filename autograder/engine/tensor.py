@@ -705,7 +705,7 @@ class Mean(Function):
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
         out = a.mean(axis=axis, keepdims=keepdims)
-        ctx.count = a.size // max(np.size(out), 1)  # elements averaged into each output
+        ctx.count = a.size // max(out.size, 1)  # elements averaged into each output
         return out
 
     @staticmethod
@@ -732,7 +732,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dims = dim0, dim1
-        return np.swapaxes(a, dim0, dim1)
+        return a.swapaxes(dim0, dim1)
 
     @staticmethod
     def backward(ctx, grad):
