@@ -32,6 +32,7 @@ from autograder.grading.mutation.run import (
     UnknownMutantError,
     chosen_mutants,
     run_mutation,
+    stale_equivalents,
 )
 from autograder.grading.repo_paths import SOLUTIONS_DIR
 
@@ -255,3 +256,9 @@ def test_mutants_chosen_by_id_and_hand_written_ones_always(tmp_path):
     assert chosen_mutants(picked, "07-faq")[1] == [generated[3], hand[0]]
     with pytest.raises(UnknownMutantError, match="no-such-mutant"):
         run_mutation(MutateSettings(assignments=("07-faq",), mutants=("no-such-mutant",)))
+
+
+def test_equivalent_list_names_current_mutants():
+    """A mutant's id hashes its whole cell, so editing a cell (even a docstring) renames its
+    mutants: the equivalent list must follow, or its entries silently stop counting."""
+    assert stale_equivalents(MutateSettings()) == []

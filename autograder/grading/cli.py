@@ -217,7 +217,8 @@ def _mutate(args: argparse.Namespace) -> int:
                 f" ({row.outcome.status}, {row.outcome.score:g}/{row.outcome.max_score:g};"
                 f" lost {', '.join(row.outcome.lost) or 'nothing'})"
             )
-    print(markdown_table(report))
+    else:  # the table measures whole notebooks, not a few chosen mutants
+        print(markdown_table(report))
     print(f"report: {args.out / 'report.html'}, {args.out / 'report.json'}")
     return 0
 
