@@ -5,10 +5,19 @@ import json
 
 import pytest
 
+from autograder.grading.engine_sync import strip_solution_markers
 from autograder.grading.mutation import grading as mutation_grading
+from autograder.grading.mutation.by_hand import HAND_MUTANTS, HandMutant, hand_mutants, rewrite
 from autograder.grading.mutation.equivalents import read_equivalents
 from autograder.grading.mutation.grading import GradingOptions, Outcome
-from autograder.grading.mutation.mutants import Mutant, cell_mutants, sample
+from autograder.grading.mutation.mutants import (
+    Mutant,
+    assignment_mutants,
+    cell_mutants,
+    compiles,
+    sample,
+    solution_cells,
+)
 from autograder.grading.mutation.operators import OPERATOR_NAMES, apply, rewrites
 from autograder.grading.mutation.report import (
     TABLE_BEGIN,
@@ -18,7 +27,14 @@ from autograder.grading.mutation.report import (
     markdown_table,
     rewrite_readme,
 )
-from autograder.grading.mutation.run import MutateSettings, run_mutation
+from autograder.grading.mutation.run import (
+    MutateSettings,
+    UnknownMutantError,
+    chosen_mutants,
+    run_mutation,
+    stale_equivalents,
+)
+from autograder.grading.repo_paths import SOLUTIONS_DIR
 
 
 def mutated(code: str, operator: str) -> set[str]:
@@ -199,3 +215,50 @@ def test_real_run_then_resume(tmp_path, monkeypatch):
     assert [(r.mutant.id, r.outcome) for r in again.rows] == [
         (r.mutant.id, r.outcome) for r in report.rows
     ]
+
+
+def test_hand_written_mutants_apply_to_the_reference():
+    """Each hand-written mutant rewrites its cell's solution region once, into valid Python
+    that differs from the reference and from every generated mutant of the cell."""
+    assert len({hand.id for hand in HAND_MUTANTS}) == len(HAND_MUTANTS)
+    for assignment in sorted({hand.assignment for hand in HAND_MUTANTS}):
+        cells = solution_cells(SOLUTIONS_DIR, assignment)
+        generated = {m.id for m in assignment_mutants(SOLUTIONS_DIR, assignment)}
+        for mutant in hand_mutants(SOLUTIONS_DIR, assignment):
+            assert mutant.id.startswith("hand-") and mutant.id not in generated
+            assert mutant.operator == "by-hand" and mutant.diff.count("\n+") >= 1
+            reference = strip_solution_markers(cells[mutant.cell])
+            assert mutant.source != reference and compiles(mutant.source)
+            assert "### BEGIN SOLUTION" not in mutant.source
+            changed = mutant.diff.split("@@")[1].split()[0]  # "-15,5": first line shown
+            assert mutant.line >= int(changed[1:].split(",")[0])
+
+
+def test_hand_written_rewrite_must_be_once_and_inside_a_solution_region():
+    hand = HandMutant("hand-x", "00-x", "f", "adds two", "z = y + 1", "z = y + 2")
+    assert "z = y + 2" in rewrite(hand, MARKED)
+    outside = HandMutant("hand-y", "00-x", "f", "doubles thrice", "y = 2 * x", "y = 3 * x")
+    with pytest.raises(ValueError, match="not inside a solution region"):
+        rewrite(outside, MARKED)
+    missing = HandMutant("hand-z", "00-x", "f", "absent", "w = 0", "w = 1")
+    with pytest.raises(ValueError, match="0 times"):
+        rewrite(missing, MARKED)
+
+
+def test_mutants_chosen_by_id_and_hand_written_ones_always(tmp_path):
+    hand = hand_mutants(SOLUTIONS_DIR, "07-faq")
+    generated = assignment_mutants(SOLUTIONS_DIR, "07-faq")
+    sampled = MutateSettings(assignments=("07-faq",), sample=2, out=tmp_path)
+    every, chosen = chosen_mutants(sampled, "07-faq")
+    assert every == generated + hand
+    assert chosen[-len(hand) :] == hand and len(chosen) == 2 + len(hand)
+    picked = MutateSettings(mutants=(hand[0].id, generated[3].id), out=tmp_path)
+    assert chosen_mutants(picked, "07-faq")[1] == [generated[3], hand[0]]
+    with pytest.raises(UnknownMutantError, match="no-such-mutant"):
+        run_mutation(MutateSettings(assignments=("07-faq",), mutants=("no-such-mutant",)))
+
+
+def test_equivalent_list_names_current_mutants():
+    """A mutant's id hashes its whole cell, so editing a cell (even a docstring) renames its
+    mutants: the equivalent list must follow, or its entries silently stop counting."""
+    assert stale_equivalents(MutateSettings()) == []

@@ -834,6 +834,8 @@ def validate_gradients(ctx: Context, grads: tuple) -> tuple:
 
     One gradient (or None) per input; each of the input's shape, or of a shape the input
     broadcasts to, in which case it is summed back to the input's shape (torch's sum_to).
+    A gradient returned as a Python number or list is read as an array first (torch would
+    insist on a tensor).
     """
     name = f"{ctx.function.__name__}Backward"
     ### BEGIN SOLUTION

@@ -186,7 +186,7 @@ def _redteam(args: argparse.Namespace) -> int:
 def _mutate(args: argparse.Namespace) -> int:
     from autograder.grading.mutation.grading import GradingOptions, MutationError
     from autograder.grading.mutation.report import markdown_table
-    from autograder.grading.mutation.run import MutateSettings, run_mutation
+    from autograder.grading.mutation.run import MutateSettings, UnknownMutantError, run_mutation
 
     unknown = sorted(set(args.assignment) - set(assignments()))
     if unknown:
@@ -196,17 +196,29 @@ def _mutate(args: argparse.Namespace) -> int:
         sample=args.sample,
         seed=args.seed,
         out=args.out,
-        readme=None if args.no_readme else MutateSettings.readme,
+        # a run of chosen mutants is no measure of the whole: the README's table stays
+        readme=None if args.no_readme or args.mutant else MutateSettings.readme,
+        mutants=tuple(args.mutant or ()),
         options=GradingOptions(
             workers=args.workers, cell_timeout=args.cell_timeout, batch_size=args.batch
         ),
     )
     try:
         report = run_mutation(settings)
+    except UnknownMutantError as error:
+        raise UsageError(str(error)) from None
     except MutationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(markdown_table(report))
+    if args.mutant:
+        for row in report.rows:
+            print(
+                f"{row.mutant.id} ({row.mutant.assignment}/{row.mutant.cell}): {row.verdict}"
+                f" ({row.outcome.status}, {row.outcome.score:g}/{row.outcome.max_score:g};"
+                f" lost {', '.join(row.outcome.lost) or 'nothing'})"
+            )
+    else:  # the table measures whole notebooks, not a few chosen mutants
+        print(markdown_table(report))
     print(f"report: {args.out / 'report.html'}, {args.out / 'report.json'}")
     return 0
 
@@ -373,6 +385,12 @@ def _add_grading_commands(commands) -> None:
     )
     mutate.add_argument(
         "--batch", type=_positive, default=24, help="mutants graded per autograde run"
+    )
+    mutate.add_argument(
+        "--mutant",
+        action="append",
+        metavar="ID",
+        help="grade only this mutant (generated or by hand; repeatable); the README is left alone",
     )
     mutate.add_argument("--out", type=Path, default=Path("build/mutation"))
     mutate.add_argument(

@@ -34,10 +34,14 @@ class Mutant:
     line: int  # line of the rewrite in the cell as the student sees it (1-based)
     source: str  # the mutated cell, markers stripped
     diff: str  # unified diff against the reference cell
+    name: str = ""  # a hand-written mutant's own id (by_hand.py); generated ones have none
 
     @property
     def id(self) -> str:
-        """Stable name: the assignment, cell and mutated text, hashed."""
+        """Stable name: a hand-written mutant's own, else the assignment, cell and mutated
+        text, hashed."""
+        if self.name:
+            return self.name
         text = f"{self.assignment}\0{self.cell}\0{self.source}"
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -88,16 +92,7 @@ def cell_mutants(assignment: str, cell: str, marked: str) -> list[Mutant]:
             continue
         seen.add(source)
         line = next(n for n, start in enumerate(line_starts) if start > rewrite.start)
-        diff = "\n".join(
-            difflib.unified_diff(
-                reference.splitlines(),
-                source.splitlines(),
-                cell,
-                f"{cell} (mutant)",
-                n=1,
-                lineterm="",
-            )
-        )
+        diff = unified_diff(cell, reference, source)
         mutants.append(
             Mutant(
                 assignment=assignment,
@@ -110,6 +105,20 @@ def cell_mutants(assignment: str, cell: str, marked: str) -> list[Mutant]:
             )
         )
     return mutants
+
+
+def unified_diff(cell: str, reference: str, source: str) -> str:
+    """The mutant's change against the reference cell, with one line of context."""
+    return "\n".join(
+        difflib.unified_diff(
+            reference.splitlines(),
+            source.splitlines(),
+            cell,
+            f"{cell} (mutant)",
+            n=1,
+            lineterm="",
+        )
+    )
 
 
 def compiles(source: str) -> bool:

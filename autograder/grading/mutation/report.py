@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grading.mutation.by_hand import OPERATOR as BY_HAND
 from autograder.grading.mutation.grading import Outcome
 from autograder.grading.mutation.mutants import Mutant
 
@@ -160,6 +161,9 @@ def markdown_table(report: MutationReport) -> str:
         counts = " | ".join(str(getattr(tally, column)) for column in COLUMNS)
         lines.append(f"| {name} | {counts} | {tally.score_text()} |")
     how = f"a seeded sample of {report.sample} per notebook" if report.sample else "every mutant"
+    by_hand = sum(row.mutant.operator == BY_HAND for row in report.rows)
+    if by_hand:
+        how += f", with the {by_hand} hand-written ones (`by_hand.py`)"
     lines.append("")
     lines.append(
         f"Graded: {how}, in {report.seconds / 60:.0f} min. Score: killed / (graded - "

@@ -5,6 +5,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grading.mutation.by_hand import hand_mutants
 from autograder.grading.mutation.equivalents import read_equivalents
 from autograder.grading.mutation.grading import (
     GradingOptions,
@@ -36,14 +37,25 @@ class MutateSettings:
     solutions_dir: Path = SOLUTIONS_DIR
     readme: Path | None = REPO_ROOT / "README.md"  # None: leave the README alone
     options: GradingOptions = GradingOptions()
+    mutants: tuple[str, ...] = ()  # ids (generated or by hand) to grade alone; empty: all
+
+
+class UnknownMutantError(ValueError):
+    """A mutant id that names no mutant of the chosen notebooks."""
 
 
 def chosen_mutants(settings: MutateSettings, assignment: str) -> tuple[list[Mutant], list[Mutant]]:
-    """Every mutant of ``assignment``, and those this run grades (the sample, or all)."""
-    every = assignment_mutants(settings.solutions_dir, assignment)
+    """Every mutant of ``assignment`` (generated, then by hand), and those this run grades:
+    the ones named by id; else the sample of the generated ones (or all), and every
+    hand-written one."""
+    generated = assignment_mutants(settings.solutions_dir, assignment)
+    by_hand = hand_mutants(settings.solutions_dir, assignment)
+    every = generated + by_hand
+    if settings.mutants:
+        return every, [m for m in every if m.id in settings.mutants]
     if settings.sample is None:
         return every, every
-    return every, sample(every, settings.sample, settings.seed)
+    return every, sample(generated, settings.sample, settings.seed) + by_hand
 
 
 def run_mutation(settings: MutateSettings) -> MutationReport:
@@ -54,6 +66,14 @@ def run_mutation(settings: MutateSettings) -> MutationReport:
     equivalents = read_equivalents()
     rows, wrong, generated = [], [], {}
     plan = {assignment: chosen_mutants(settings, assignment) for assignment in ids}
+    if settings.mutants:
+        found = {m.id for _, chosen in plan.values() for m in chosen}
+        missing = sorted(set(settings.mutants) - found)
+        if missing:
+            raise UnknownMutantError(
+                f"no mutant of {', '.join(ids)} has the id {', '.join(missing)}"
+            )
+        plan = {a: (every, chosen) for a, (every, chosen) in plan.items() if chosen}
     total = sum(len(chosen) for _, chosen in plan.values())
     pending = sum(
         len(uncached(a, chosen, settings.solutions_dir, cache)) for a, (_, chosen) in plan.items()
