@@ -145,8 +145,13 @@ def test_a_copy_serves_until_the_cell_ends_and_a_checked_part_gets_a_fresh_one(s
             made.double()
 
 
-def test_the_cost_of_a_copy(student):
-    kernel = student()
+# A kernel's memory, as a notebook's would be: NumPy and 400 MB of arrays in use.
+BALLAST = "import numpy as np\nballast = np.ones(50_000_000)\n"
+
+
+@pytest.mark.parametrize("extra", ["", BALLAST], ids=["small", "400MB"])
+def test_the_cost_of_a_copy(student, extra):
+    kernel = student(extra)
     kernel.begin("Box")
     started = time.perf_counter()
     for _ in range(5):

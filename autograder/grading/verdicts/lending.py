@@ -41,6 +41,9 @@ from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import SESSION, handle_callback
 from autograder.grading.verdicts.wire import ChannelBroken
 
+# A file to append one JSON line to per copy (its descriptors, shared mappings and the
+# seconds it took to start and to end): for measuring, never needed to grade.
+TRACE_ENV = "AUTOGRADER_LENDING_TRACE"
 COPY_WAIT = 20.0  # seconds for the copy to connect
 PARENT_WAIT = 10.0  # seconds for the kernel to say its copy ended, once killed
 
@@ -235,6 +238,8 @@ class Copy:
     known: set[int]  # the student objects this side knew of before the copy
     lent: set[str] = field(default_factory=set)
     stopped: bool = False
+    started: float = field(default_factory=time.perf_counter)
+    trace: dict = field(default_factory=dict)
 
     def death(self, wait: float = 0.0) -> str:
         """How the copy ended ("" while it runs, ``wait`` seconds at most)."""
@@ -313,11 +318,15 @@ def start_copy() -> Copy:
         _signal(kernel_pidfd, signal.SIGSTOP)
         copy.stopped = kernel_pidfd is not None
         _until_stopped(SESSION.kernel_pid)
+        if os.environ.get(TRACE_ENV):
+            copy.trace = _seen(pid)
         check_descriptors(pid, unix_peer_inode(sock))
         check_mappings(pid)
-    except BaseException:
+    except BaseException as error:
+        copy.trace["refused"] = str(error)
         end_copy()
         raise
+    copy.trace["start_seconds"] = time.perf_counter() - copy.started
     SESSION.channel = CopyChannel(copy, parent.timeout)
     return copy
 
@@ -333,7 +342,7 @@ def end_copy() -> str:
         _signal(copy.pidfd, signal.SIGKILL)
         if copy.pidfd is not None:
             _ended(copy.pidfd, 5.0)
-            how = exit_text(copy.pid)
+            how = exit_text(copy.pid).replace(": out of memory?", " at the end of its cell")
         with suppress(OSError):
             copy.sock.close()
     finally:
@@ -345,9 +354,34 @@ def end_copy() -> str:
                     os.close(fd)
         SESSION.channel = copy.parent
         SESSION.forget(SESSION.references() - copy.known)
+        ending = time.perf_counter()
         with suppress(ChannelBroken):
             copy.parent.reply(PARENT_WAIT)  # the kernel is done waiting for its copy
+        _write_trace(copy, how, time.perf_counter() - ending)
     return how
+
+
+def _seen(pid: int) -> dict:
+    """What a copy holds, as this side sees it: its descriptors and shared mappings."""
+    folder = f"/proc/{pid}/fd"
+    descriptors = {}
+    for name in os.listdir(folder):
+        with suppress(OSError):
+            descriptors[name] = os.readlink(f"{folder}/{name}")
+    with open(f"/proc/{pid}/maps") as maps:
+        shared = [line.strip() for line in maps if line.split()[1][3:4] == "s"]
+    return {"pid": pid, "descriptors": descriptors, "shared": shared}
+
+
+def _write_trace(copy: Copy, how: str, end_seconds: float) -> None:
+    path = os.environ.get(TRACE_ENV)
+    if path:
+        import json
+
+        record = {**copy.trace, "ended": how, "end_seconds": end_seconds}
+        record["lived_seconds"] = time.perf_counter() - copy.started
+        with suppress(OSError), open(path, "a") as trace:
+            trace.write(json.dumps(record) + "\n")
 
 
 @contextmanager
