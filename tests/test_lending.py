@@ -61,6 +61,8 @@ class Student:
     """A student process serving the channel, cell after cell, as a kernel does."""
 
     def __init__(self, tmp_path, extra=""):
+        for table in (SESSION.proxies, SESSION.classes, SESSION.error_classes):
+            table.clear()  # this student process numbers its objects anew
         self.path = str(tmp_path / "channel.sock")
         trusted.listen(self.path)
         code = STUDENT.format(extra=extra)
@@ -81,8 +83,6 @@ class Student:
         trusted._listener.clear()
         student_side._evaluators.clear()
         student_side._lenders.clear()
-        for table in (SESSION.proxies, SESSION.classes, SESSION.error_classes):
-            table.clear()  # the next test's student process numbers its objects anew
 
 
 @pytest.fixture
