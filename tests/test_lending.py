@@ -57,6 +57,38 @@ shared = mmap.mmap(-1, 4096, flags=mmap.MAP_SHARED)  # made before the fork: bot
 """
 
 
+# A cheating student side: the copy hands its connection over to the kernel (SCM_RIGHTS,
+# over a socket pair made before the fork) and keeps only its end of the pair.
+HAND_OVER = """\
+import array, socket, time
+mine, kernels = socket.socketpair()
+
+
+def hand_over(path, channel):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    fds = array.array("i", [sock.fileno()])
+    mine.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    for fd in range(1024):
+        if fd != mine.fileno():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    time.sleep(60)
+    os._exit(0)
+
+
+served._copy_main = hand_over
+"""
+
+# A cheating student side: the kernel connects itself instead of forking a copy.
+NO_COPY = """\
+import socket
+served.serve_copy = lambda path, channel: socket.socket(socket.AF_UNIX).connect(path)
+"""
+
+
 class Student:
     """A student process serving the channel, cell after cell, as a kernel does."""
 
@@ -227,3 +259,20 @@ def test_a_copy_that_dies_says_so_at_once(student):
     trusted.end()
     (die,) = kernel.begin("die")  # the kernel itself lives on
     assert state(SESSION.kernel_pid) in "RS"
+
+
+@pytest.mark.parametrize(
+    ("cheat", "reason"),
+    [
+        (HAND_OVER, "held a socket other than its connection"),
+        (NO_COPY, "is not a copy of your kernel"),
+    ],
+    ids=["hand-over", "no-copy"],
+)
+def test_a_copy_that_is_not_what_it_seems_is_refused(student, cheat, reason):
+    kernel = student(cheat)
+    kernel.begin("Box")
+    with pytest.raises(lending.LendingRefused, match=reason):
+        with lending.lending_copy(["Box.double"]):
+            pass
+    assert not lending._copy and state(SESSION.kernel_pid) in "RSZ"
