@@ -71,8 +71,11 @@ def stat_fields(pid: int) -> list[str]:
 
 
 def parent_pid(pid: int) -> int:
-    """The pid of ``pid``'s parent."""
-    return int(stat_fields(pid)[1])
+    """The pid of ``pid``'s parent (0 when ``pid`` is gone)."""
+    try:
+        return int(stat_fields(pid)[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def exit_text(pid: int, reported: list | None = None) -> str:
