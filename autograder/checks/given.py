@@ -10,10 +10,14 @@ zero-argument ``super()`` starts from the notebook's class.
 What is lent travels as source text: the side that holds the reference engine reads the
 lent parts' sources (``reference_sources``), the side that holds the notebook's classes
 compiles them into the notebook (``lent``). In JupyterLab both are the student's kernel. At
-grading time with trusted verdicts only the trusted kernel has the engine: it sends the
-student's kernel the sources of the parts it lends, never of a part under test, and the
-student's kernel never imports ``autograder.engine`` (a sandboxed one cannot: it is not
-there).
+grading time with trusted verdicts only the trusted kernel has the engine, and the student's
+kernel never imports ``autograder.engine`` (a sandboxed one cannot: it is not there). The
+trusted kernel sends the sources of the parts it lends, never of a part under test, and
+never to the student's kernel itself: code a check calls could keep them there and answer
+the other exercises with them later. It lends them to a short-lived copy of that kernel
+(a fork, checked from outside to have no way back to the kernel: ``verdicts.lending``),
+which serves the rest of the test cell and is killed when the cell ends, with everything it
+was lent or made (a proxy of an object made there raises ReferenceError afterwards).
 """
 
 import __future__
@@ -27,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from autograder.checks.student_side import in_student_kernel, in_trusted_kernel
+from autograder.checks.student_side import in_student_kernel, in_trusted_kernel, lending
 
 # The reference engine's modules, in the order a class name is looked up (its last
 # definition, every part in, comes first).
@@ -217,8 +221,9 @@ def reference_methods(cls: type, *names: str) -> Iterator[None]:
     sources = {name: part_source(f"{cls.__name__}.{name}") for name in names}
     if in_trusted_kernel():
         expression = f"{HERE_IN_STUDENT_KERNEL}.lent_methods(cls, sources)"
-        with in_student_kernel(expression, cls=cls, sources=sources):
-            yield
+        with lending([f"{cls.__name__}.{name}" for name in names]):
+            with in_student_kernel(expression, cls=cls, sources=sources):
+                yield
         return
     with lent_methods(cls, sources):
         yield
@@ -350,7 +355,7 @@ class Exercises:
         if in_trusted_kernel():
             expression = f"{HERE_IN_STUDENT_KERNEL}.lent(get_ipython().user_ns, sources)"
             functions = [part for part in others if "." not in part]
-            with in_student_kernel(expression, sources=sources):
+            with lending(others, kept), in_student_kernel(expression, sources=sources):
                 with current_student_functions(self.namespace, functions):
                     yield
             return

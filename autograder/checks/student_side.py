@@ -5,12 +5,15 @@ memory, whether an object is still alive, whether an attribute is still the same
 In JupyterLab the test cells run in the student's kernel, so this is a plain ``eval``. At
 grading time with trusted verdicts the test cells run in a separate trusted kernel, which
 registers an evaluator here: the expression (instructor text) goes to the student's kernel
-with the named values, and only its answer comes back, rebuilt as plain data.
+with the named values, and only its answer comes back, rebuilt as plain data. It registers
+a lender too: a check that lends the reference's parts there lends them to a copy of the
+student's kernel, never to the kernel itself (``autograder.checks.given``).
 """
 
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -22,6 +25,29 @@ _evaluators: list[Callable[[str, dict[str, Any]], Any]] = []
 def register_evaluator(evaluate: Callable[[str, dict[str, Any]], Any]) -> None:
     """Send later ``in_student_kernel`` questions through ``evaluate(expression, names)``."""
     _evaluators[:] = [evaluate]
+
+
+# lender(parts, checked): a block where the reference's parts are lent
+Lender = Callable[[Iterable[str], Iterable[str]], AbstractContextManager]
+# At most one: the trusted kernel's way of lending to a copy of the student's kernel.
+_lenders: list[Lender] = []
+
+
+def register_lender(lender: Lender) -> None:
+    """Lend later (``lending(parts, checked)``) to what ``lender(parts, checked)`` opens: in
+    the trusted kernel, a copy of the student's kernel."""
+    _lenders[:] = [lender]
+
+
+@contextmanager
+def lending(parts: Iterable[str], checked: Iterable[str] = ()) -> Iterator[None]:
+    """Around a lending of the reference's ``parts`` (``checked``: the parts under test,
+    never lent): the trusted kernel's lender's block, else nothing to do."""
+    if not _lenders:
+        yield
+        return
+    with _lenders[0](parts, checked):
+        yield
 
 
 def in_trusted_kernel() -> bool:

@@ -1,12 +1,14 @@
 """The red team: cheating submissions graded in one run with honest ones.
 
 Each cheat is a real notebook a student could hand in for 00-recipe (the quickest notebook
-to grade): the blank release or the reference solution with a cheat planted in it. One
-``autograde`` run grades them together with honest students; the integrity scan runs next
-to it, outside the kernels. A cheat passes the red team when it earns no more than its
-honest work deserves, or when the scan flags it (and zeroing then takes the points away);
-crashes and hangs must end with the expected status and leave the others untouched, and no
-cheat may leave lasting harm (a changed course file, a process still running).
+to grade), or for another notebook when it needs what only that one has (02-how-it-works:
+checks that lend the reference's other exercises): the blank release or the reference
+solution with a cheat planted in it. One ``autograde`` run per notebook grades them
+together with honest students; the integrity scan runs next to it, outside the kernels. A
+cheat passes the red team when it earns no more than its honest work deserves, or when the
+scan flags it (and zeroing then takes the points away); crashes and hangs must end with the
+expected status and leave the others untouched, and no cheat may leave lasting harm (a
+changed course file, a process still running).
 
 Each cheat names the defence that stops it. Those of this branch (``PRESENT_DEFENCES``)
 must hold; a cheat whose defence is not here yet is graded all the same and its row says
@@ -17,7 +19,7 @@ import hashlib
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -36,6 +38,7 @@ from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.scores import Score, cell_scores
 
 ASSIGNMENT = "00-recipe"
+LENDING = "02-how-it-works"  # its checks lend the reference's other exercises
 HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded alongside
 
 # What stops a cheat: "scan" (the integrity scan, then zeroing), "audit" (the runtime
@@ -88,6 +91,7 @@ class Cheat:
     # (status, flags) when the kernel ran in the sandbox, where what the cheat attempts
     # cannot happen (nothing to find, no grader to signal); None: the same as unsandboxed.
     sandboxed: tuple[str, frozenset[str]] | None = None
+    assignment: str = ASSIGNMENT  # the notebook it is handed in for
 
 
 POW_SOLVED = "derivative = exponent * self.data ** (exponent - 1)"
@@ -509,8 +513,40 @@ ENGINE_CHEATS: tuple[Cheat, ...] = tuple(
     )
 )
 
-CHEATS = (*FIRST_CHEATS, *NEW_CHEATS, *ENGINE_CHEATS)
+
+def keep_lent_parts(notebook: nbformat.NotebookNode) -> None:
+    """02's exercises answered with the reference parts its first check lent (and kept)."""
+    for grade_id, source in (
+        ("function", code.KEEP_LENT),
+        ("tensor", code.KEPT_TENSOR),
+        ("graph_nodes", code.KEPT_GRAPH_NODE),
+        ("backward", code.KEPT_RELEASE_GRAPH),
+    ):
+        in_cell(grade_id, "", source)(notebook)
+
+
+LENDING_CHEATS: tuple[Cheat, ...] = (
+    Cheat(
+        "cheat-keep-lent-parts",
+        "keeps the reference's parts lent to its kernel for one check (02) and answers the "
+        "other exercises with them",
+        REFERENCE,
+        keep_lent_parts,
+        honest_points=1,  # its own next_functions; every other exercise is the kept one
+        defence="trusted",
+        assignment=LENDING,
+    ),
+)
+
+CHEATS = (*FIRST_CHEATS, *NEW_CHEATS, *ENGINE_CHEATS, *LENDING_CHEATS)
 HONEST = (REFERENCE, BLANK, HONEST_BUG)
+# Graded with the cheats of another notebook, each must get what it gets alone there.
+HONEST_ELSEWHERE = (REFERENCE,)
+
+
+def assignments_graded() -> list[str]:
+    """The notebooks the red team hands in: 00-recipe first, then any a cheat needs."""
+    return list(dict.fromkeys([ASSIGNMENT, *(cheat.assignment for cheat in CHEATS)]))
 
 
 @dataclass
@@ -567,13 +603,16 @@ class RedTeamRow:
 
 def write_submissions(submitted: Path, release_dir: Path) -> None:
     """Honest students and cheats, in nbgrader's submitted/ layout under ``submitted``."""
-    for student in (*HONEST, *(cheat.student for cheat in CHEATS)):
-        cheat = next((c for c in CHEATS if c.student == student), None)
+    handed_in = [(student, ASSIGNMENT, None) for student in HONEST]
+    for assignment in assignments_graded()[1:]:
+        handed_in += [(student, assignment, None) for student in HONEST_ELSEWHERE]
+    handed_in += [(cheat.student, cheat.assignment, cheat) for cheat in CHEATS]
+    for student, assignment, cheat in handed_in:
         base = cheat.base if cheat else student
-        notebook = build_submission(base, ASSIGNMENT, SOLUTIONS_DIR, release_dir)
+        notebook = build_submission(base, assignment, SOLUTIONS_DIR, release_dir)
         if cheat:
             cheat.edit(notebook)
-        target = notebook_path(submitted / student, ASSIGNMENT)
+        target = notebook_path(submitted / student, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, target)
 
@@ -585,12 +624,18 @@ class RedTeamResult:
     root: Path
     run: GradingRun
     cheats: list[RedTeamRow]
-    honest_cells: dict[str, dict[str, Score]]  # student -> test cell -> score
+    honest_cells: dict[str, dict[str, Score]]  # student -> test cell -> score (00-recipe)
     flags: list[Flag]
+    # (student, notebook) -> test cell -> score, for HONEST_ELSEWHERE in the other notebooks
+    honest_elsewhere: dict[tuple[str, str], dict[str, Score]] = field(default_factory=dict)
 
     def honest_problems(self) -> list[str]:
         """How the honest students' grades or flags differ from grading them alone."""
         problems = []
+        for (student, assignment), cells in self.honest_elsewhere.items():
+            lost = sorted(cell for cell, s in cells.items() if s.score < s.max_score)
+            if lost or not cells:
+                problems.append(f"{student} lost {lost or 'everything'} in {assignment}")
         for student, cells in self.honest_cells.items():
             lost = {cell for cell, s in cells.items() if s.score < s.max_score}
             expected = set(cells) if student == BLANK else honest_losses()[student]
@@ -618,26 +663,42 @@ def run_red_team(
     """Grade the honest students and every cheat in one run; scan, zero and tabulate
     (``verdicts="kernel"``: nbgrader's way, to see what the trusted kernel stops)."""
     root = create_workspace(root.resolve())
-    release_dir = generate_release(root, [ASSIGNMENT])
+    graded_assignments = assignments_graded()
+    release_dir = generate_release(root, graded_assignments)
     course = load_course(root)
     write_submissions(course.submitted, release_dir)
     before = course_digests(root)
-    run = autograde(
-        root,
-        ASSIGNMENT,
-        workers=workers,
-        cell_timeout=cell_timeout,
-        memory_limit_mb=memory_limit_mb,
-        submission_timeout=SUBMISSION_TIMEOUT,
-        progress=False,
-        verdicts=verdicts,
+    runs = [
+        autograde(
+            root,
+            assignment,
+            workers=workers,
+            cell_timeout=cell_timeout,
+            memory_limit_mb=memory_limit_mb,
+            submission_timeout=SUBMISSION_TIMEOUT,
+            progress=False,
+            verdicts=verdicts,
+        )
+        for assignment in graded_assignments
+    ]
+    run = GradingRun(
+        "+".join(graded_assignments),
+        [record for one in runs for record in one.records],
+        sum(one.wall_seconds for one in runs),
     )
     harms = {c.student: c.harm(root, before) for c in CHEATS if c.harm is not None}
     db_url = course.db_url
-    graded = {cheat.student: total(db_url, cheat.student) for cheat in CHEATS}
+    graded = {c.student: total(db_url, c.student, c.assignment) for c in CHEATS}
     # The scan as run by a course with c.CourseIntegrity.zero_flagged_exercises = True.
-    flags, _ = scan_assignment(course, ASSIGNMENT, zero=True)
-    statuses = {record.student: record.status for record in run.records}
+    flags = []
+    for assignment in graded_assignments:
+        flags += scan_assignment(course, assignment, zero=True)[0]
+    statuses = {
+        record.student: record.status
+        for record in run.records
+        if record.assignment == ASSIGNMENT
+        or any(c.student == record.student and c.assignment == record.assignment for c in CHEATS)
+    }
     sandboxed = {r.student for r in run.records if r.sandbox == SANDBOXED}
 
     def expected(cheat: Cheat) -> tuple[str, frozenset[str]]:
@@ -651,7 +712,7 @@ def run_red_team(
             story=cheat.story,
             status=statuses.get(cheat.student, "missing"),
             score=graded[cheat.student],
-            zeroed=total(db_url, cheat.student),
+            zeroed=total(db_url, cheat.student, cheat.assignment),
             flags=[f for f in flags if f.student == cheat.student],
             honest_points=cheat.honest_points,
             expected_flags=expected(cheat)[1],
@@ -662,12 +723,17 @@ def run_red_team(
         for cheat in CHEATS
     ]
     honest = {student: cell_scores(db_url, student, ASSIGNMENT) for student in HONEST}
-    return RedTeamResult(root, run, rows, honest, flags)
+    elsewhere = {
+        (student, assignment): cell_scores(db_url, student, assignment)
+        for assignment in graded_assignments[1:]
+        for student in HONEST_ELSEWHERE
+    }
+    return RedTeamResult(root, run, rows, honest, flags, elsewhere)
 
 
-def total(db_url: str, student: str) -> Score:
-    """A student's score on the assignment, summed over its test cells."""
-    return Score.total(cell_scores(db_url, student, ASSIGNMENT).values())
+def total(db_url: str, student: str, assignment: str = ASSIGNMENT) -> Score:
+    """A student's score on ``assignment``, summed over its test cells."""
+    return Score.total(cell_scores(db_url, student, assignment).values())
 
 
 def format_red_team(result: RedTeamResult) -> str:

@@ -256,3 +256,58 @@ for folder in pathlib.Path(autograder.__file__).resolve().parents:
                 source = "".join(cell["source"])
                 if "NotImplementedError" not in source:
                     exec(source, globals())"""
+
+# 02-how-it-works checks each exercise alone, the reference's version of the others lent
+# for the check's block. The first check calls next_functions (the student's own, correct)
+# while every other part is lent: it keeps them, and the other exercises answer with them
+# ever after. Each piece goes at the end of its exercise's cell, as a student would write it.
+KEEP_LENT = """\
+kept = {}
+
+
+def lent_here(value):
+    code = getattr(getattr(value, "fget", value), "__code__", None)
+    return code is not None and code.co_filename.startswith("<reference")
+
+
+def keep_lent():
+    for cls in (Context, Tensor):
+        for name, value in list(cls.__dict__.items()):
+            if lent_here(value):
+                kept.setdefault(name, value)
+    for value in (graph_node, release_graph):
+        if lent_here(value):
+            kept.setdefault(value.__name__, value)
+
+
+def the_kept(name):
+    if name not in kept:
+        raise NotImplementedError(name)
+    return kept[name]
+
+
+class Context(Context):
+    def release(self):
+        return the_kept("release")(self)
+
+    @property
+    def next_functions(self):
+        keep_lent()
+        return tuple((graph_node(tensor), 0) for tensor in self.inputs)"""
+
+KEPT_TENSOR = """\
+class Tensor(Tensor):
+    def retain_grad(self):
+        return the_kept("retain_grad")(self)
+
+    @property
+    def keeps_grad(self):
+        return the_kept("keeps_grad").fget(self)"""
+
+KEPT_GRAPH_NODE = """\
+def graph_node(tensor):
+    return the_kept("graph_node")(tensor)"""
+
+KEPT_RELEASE_GRAPH = """\
+def release_graph(root):
+    return the_kept("release_graph")(root)"""

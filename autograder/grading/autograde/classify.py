@@ -47,4 +47,11 @@ def classify_graded(autograded: Path) -> tuple[str, str]:
     if "MemoryError" in errors:
         cells = ", ".join(errors["MemoryError"])
         return "memory", f"MemoryError in {cells}; graded, those cells as failed"
-    return "graded", ""
+    # A check that lends the reference's parts to a copy of the kernel, refused or ended by
+    # what the copy was (autograder.grading.verdicts.lending): graded, and said here.
+    said = [
+        f"{what} in {', '.join(errors[name])}"
+        for name, what in (("LendingRefused", "lending refused"), ("CopyDied", "copy died"))
+        if name in errors
+    ]
+    return "graded", "; ".join(said)

@@ -5,7 +5,8 @@ code does in its own kernel decides a grade.
 Modules: ``wire`` (frames: length-prefixed JSON of exact builtin types and raw byte
 segments, never pickle), ``values`` (plain values, arrays by value), ``channel`` (one
 connection, calls both ways), ``serve`` (the student kernel's side), ``proxy`` (``Remote``
-proxies on the trusted side), ``trusted`` (the trusted kernel's session per test cell),
-``cells`` (which cells are tests, the trusted preamble, free names) and ``executor``
-(nbgrader's Execute with the test cells moved to the trusted kernel).
+proxies on the trusted side), ``lending`` (the copies of the student's kernel that the
+reference's parts are lent to, checked from outside), ``trusted`` (the trusted kernel's
+session per test cell), ``cells`` (which cells are tests, the trusted preamble, free names)
+and ``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel).
 """

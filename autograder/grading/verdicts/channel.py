@@ -52,6 +52,28 @@ class Channel:
             self.close(f"{type(error).__name__}: {error}")
             raise
 
+    def send_call(self, message: dict) -> None:
+        """Send a call whose reply is read later (``reply``): the other side's answer to it
+        takes a while (a kernel waiting for its copy to end)."""
+        self._check()
+        try:
+            wire.send(self.sock, {"kind": "call", **message})
+        except BaseException as error:
+            self.close(f"{type(error).__name__}: {error}")
+            raise
+
+    def reply(self, timeout: float | None) -> tuple[dict, list[bytes]]:
+        """The reply to the call ``send_call`` sent, waiting at most ``timeout`` seconds."""
+        self._check()
+        kept, self.timeout = self.timeout, timeout
+        try:
+            return self._until_reply()
+        except BaseException as error:
+            self.close(f"{type(error).__name__}: {error}")
+            raise
+        finally:
+            self.timeout = kept
+
     def _until_reply(self) -> tuple[dict, list[bytes]]:
         while True:
             message, segments = wire.receive(self.sock, self.timeout)

@@ -11,6 +11,7 @@ whose student side never connects gets an error output (no verdict: a fail)."""
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -213,6 +214,9 @@ class TrustedExecute(Execute):
             return
         if not run_sync(self.km.is_alive)():
             raise DeadKernelError("the student's kernel died while its objects were tested")
+        # Stopped while a copy of it served the cell (``lending``), by a trusted kernel that
+        # died before it could let it go on: it goes on now.
+        run_sync(self.km.signal_kernel)(signal.SIGCONT)
         run_sync(self.km.interrupt_kernel)()
         self._reply(self, msg_id, timeout)
 

@@ -46,6 +46,39 @@ class Session:
         # object too), so ``is`` and ``id()`` of proxies mean what they mean there.
         self.proxies: dict[int, Remote] = {}
         self.classes: dict[int, type] = {}
+        self.error_classes: dict[int, type] = {}  # student exception classes, by id
+        self.kernel_pid = 0  # the student's kernel, as its connection says (SO_PEERCRED)
+
+    def references(self) -> set[int]:
+        """The ids of every student object or class this side holds a stand-in for."""
+        return {*self.proxies, *self.classes, *self.error_classes}
+
+    def forget(self, ids: set[int]) -> None:
+        """The stand-ins of ``ids`` end (their objects lived in a copy of the kernel that
+        has ended): using one raises ReferenceError; the ids may mean other objects later."""
+        for rid in ids:
+            proxy = self.proxies.pop(rid, None)
+            if proxy is not None:
+                object.__setattr__(proxy, "_rid", None)
+            cls = self.classes.pop(rid, None)
+            if cls is not None:
+                type.__setattr__(cls, "_rid", None)
+            error_class = self.error_classes.pop(rid, None)
+            if error_class is not None and getattr(error_class, "__remote_id__", None) == rid:
+                error_class.__remote_id__ = None
+
+
+ENDED = (
+    "this object was made in a copy of your kernel that has ended (the copy that served a "
+    "check while the reference's other exercises were lent): it cannot be used any more"
+)
+
+
+def _live(rid: Any) -> int:
+    """``rid`` if its object can still be reached; ReferenceError for one made in a copy."""
+    if type(rid) is not int:
+        raise ReferenceError(ENDED)
+    return rid
 
 
 SESSION = Session()
@@ -65,12 +98,11 @@ class TrustedCodec(Codec):
 
     def other(self, value: Any, segments: list[bytes]) -> Any:
         if isinstance(value, Remote):
-            return ["p", object.__getattribute__(value, "_rid")]
+            return ["p", _live(object.__getattribute__(value, "_rid"))]
         if isinstance(value, RemoteClass):
-            return ["p", value._rid]
-        rid = getattr(value, "__remote_id__", None) if isinstance(value, type) else None
-        if type(rid) is int:
-            return ["p", rid]
+            return ["p", _live(value._rid)]
+        if isinstance(value, type) and hasattr(value, "__remote_id__"):
+            return ["p", _live(value.__remote_id__)]
         if isinstance(value, BaseException):
             return ["xe", error_tag(value)[2], str(error_tag(value)[3])]
         if isinstance(value, type) and builtin_exception(value.__name__) is value:
@@ -421,6 +453,7 @@ def _materialise(rid: int, type_name: str, flags: Any) -> Any:
             cls = student_error_class(name, base)
             if cls.__module__ == "student":
                 cls.__remote_id__ = rid
+                SESSION.error_classes[rid] = cls
             return cls
         if rid not in SESSION.classes:
             SESSION.classes[rid] = RemoteClass(name, (), {"_rid": rid, "__module__": "student"})

@@ -3,12 +3,21 @@ thread, for the length of one test cell. It answers the trusted kernel's calls o
 student's objects (attribute, call, item, operator...) and sends each result back by value
 when it is plain data, else as a reference (an id in a table kept for the kernel's life).
 
+When the trusted side lends the reference's parts (``autograder.checks.given``) it asks
+for a copy first (``fork``): the kernel forks, and the copy closes every file descriptor,
+points 0/1/2 at /dev/null, connects to the trusted side anew and serves the rest of the test
+cell there, while the kernel waits for it to end (the trusted side then checks, from
+outside, that it really is such a copy: ``lending``). What the copy was lent dies with it.
+
 Nothing here is trusted: the student's code can change this module as it likes. Whatever
 it answers is rebuilt and judged on the trusted side."""
 
 import builtins
+import io
 import operator
+import os
 import socket
+import sys
 import types
 from typing import Any
 
@@ -190,10 +199,11 @@ def fetch(value: Any) -> Any:
 class Server:
     """Answers the trusted side's calls on the student's objects."""
 
-    def __init__(self, table: ObjectTable, namespace: dict | None = None) -> None:
+    def __init__(self, table: ObjectTable, namespace: dict | None = None, path: str = "") -> None:
         self.channel_ref: list = [None]
         self.codec = StudentCodec(table, self.channel_ref)
         self.namespace = _user_namespace() if namespace is None else namespace
+        self.path = path  # the trusted side's socket, where a copy connects
 
     def handle(self, message: dict, segments: list[bytes]) -> tuple[dict, list[bytes]]:
         """One call, answered with its value or its error."""
@@ -220,6 +230,8 @@ class Server:
             return self.namespace[name]
         if op in ("evaluate", "subclass"):
             return self.run_protocol(op, None, message, segments)
+        if op == "fork":
+            return serve_copy(self.path, self.channel_ref[0])
         target = self.arg(message, "obj", segments)
         name = message.get("name")
         if op == "getattr" and type(name) is str:
@@ -289,9 +301,80 @@ class Server:
 _TABLE = ObjectTable()  # for the kernel's life: proxies in later test cells stay valid
 
 
+def serve_copy(path: str, channel: Channel | None) -> list[int]:
+    """Fork a copy of this kernel that serves the trusted side on a connection of its own,
+    and wait for it to end: ``[exit status, signal]`` of the copy (0 and 0 when it exited
+    cleanly). The kernel serves nothing meanwhile."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _copy_main(path, channel)  # never returns
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        return [0, os.WTERMSIG(status)]
+    return [os.WEXITSTATUS(status) if os.WIFEXITED(status) else 0, 0]
+
+
+def _alone_with(sock: socket.socket) -> socket.socket:
+    """Close every file descriptor but ``sock``'s (the kernel's sockets, pipes and files
+    are not the copy's to use) and point 0, 1 and 2 at /dev/null."""
+    if sock.fileno() < 3:
+        import fcntl
+
+        moved = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
+        os.close(sock.fileno())
+        sock.detach()
+        sock = socket.socket(fileno=moved)
+    keep = sock.fileno()
+    os.closerange(0, keep)
+    os.closerange(keep + 1, 1 << 20)
+    null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: 0
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd)
+    # Python's own streams on those descriptors (the kernel's wrote to its iopub thread,
+    # which the copy does not have); closefd=False: nothing new is opened.
+    sink = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
+    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = sink
+    return sock
+
+
+def _copy_main(path: str, channel: Channel | None) -> None:
+    """The copy: alone with a new connection to the trusted side, it serves until told to
+    stop, then ends (``os._exit``: nothing of the kernel's is cleaned up twice)."""
+    code = 1
+    try:
+        if channel is not None:
+            channel.sock.detach()  # the kernel's connection: closed below with the rest
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _alone_with(sock)
+        sock.settimeout(30)
+        sock.connect(path)
+        # Blocking from now on: a timeout polls, and poll fails once the trusted side has
+        # set the copy's limit of open files to 0.
+        sock.settimeout(None)
+        server = Server(_TABLE, path=path)
+        copy = Channel(sock, server.handle, None)
+        server.channel_ref[0] = copy
+        copy.serve()
+        code = 0
+    except MemoryError:
+        code = 3
+    except BaseException:
+        code = 2
+    finally:
+        os._exit(code)
+
+
 def serve(path: str, timeout: float | None = None) -> None:
     """Connect to the trusted kernel at ``path`` and answer its calls until it says stop."""
-    server = Server(_TABLE)
+    server = Server(_TABLE, path=path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(30)
     sock.connect(path)

@@ -1,14 +1,16 @@
 """The trusted kernel's side of a test cell: a listening socket made before any student
 code runs, and for each test cell ``begin`` (accept the student kernel's connection, bind
 the cell's free names that the trusted kernel does not define to the student's objects)
-and ``end`` (tell the student's side to stop)."""
+and ``end`` (end the cell's copy of the student's kernel, if a check lent the reference's
+parts to one: ``lending``; tell the student's side to stop)."""
 
 import os
 import socket
 from typing import Any
 
 from autograder.checks.exact import register_fetcher
-from autograder.checks.student_side import register_evaluator
+from autograder.checks.student_side import register_evaluator, register_lender
+from autograder.grading.verdicts import lending
 from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import (
     SESSION,
@@ -33,11 +35,13 @@ def listen(path: str) -> None:
     """Listen at ``path`` for the student kernel's connections (one per test cell)."""
     register_fetcher(Remote, fetch)
     register_evaluator(evaluate)
+    register_lender(lending.lending_copy)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.bind(path)
     os.chmod(path, 0o600)
     sock.listen(4)
     _listener.append(sock)
+    lending.use_listener(sock)
 
 
 def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0) -> None:
@@ -55,6 +59,7 @@ def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0)
             "verdict and fails (did an earlier cell hang or break the kernel?)"
         ) from None
     sock.settimeout(None)
+    SESSION.kernel_pid = lending.peer_pid(sock)
     SESSION.channel = Channel(sock, handle_callback, timeout)
     for name in names:
         if name in namespace and name not in INJECTED:
@@ -69,7 +74,9 @@ def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0)
 
 
 def end() -> None:
-    """Stop the student's side (it goes back to running the notebook) and close."""
+    """End the cell's copy of the student's kernel (if any), stop the student's side (it
+    goes back to running the notebook) and close."""
+    lending.end_copy()
     channel, SESSION.channel = SESSION.channel, None
     if channel is not None:
         channel.stop()

@@ -1,0 +1,278 @@
+"""Lending to a copy of the student's kernel (``verdicts.lending``), with a real student
+process serving the channel as a kernel does and the trusted side in this process: the
+copy is checked from outside before anything is lent, what it was lent or made never
+reaches the kernel, a dead copy says so at once, and no copy outlives its test cell."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from autograder.checks import student_side
+from autograder.grading.verdicts import lending, trusted
+from autograder.grading.verdicts.proxy import SESSION, evaluate
+
+STUDENT = """\
+import os, sys
+from autograder.grading.verdicts import serve as served
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def double(self):
+        return self.value * 2
+
+
+{extra}
+while True:
+    served.serve(sys.argv[1])
+"""
+
+# A cheating student side: the copy keeps a pipe to the kernel besides its connection.
+KEEP_PIPE = """\
+reader, writer = os.pipe()
+
+
+def keep_pipe(sock):
+    for fd in range(1024):
+        if fd not in (sock.fileno(), writer):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    return sock
+
+
+served._alone_with = keep_pipe
+"""
+
+SHARED_MEMORY = """\
+import mmap
+shared = mmap.mmap(-1, 4096, flags=mmap.MAP_SHARED)  # made before the fork: both see it
+"""
+
+
+# A cheating student side: the copy hands its connection over to the kernel (SCM_RIGHTS,
+# over a socket pair made before the fork) and keeps only its end of the pair.
+HAND_OVER = """\
+import array, socket, time
+mine, kernels = socket.socketpair()
+
+
+def hand_over(path, channel):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    fds = array.array("i", [sock.fileno()])
+    mine.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    for fd in range(1024):
+        if fd != mine.fileno():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    time.sleep(60)
+    os._exit(0)
+
+
+served._copy_main = hand_over
+"""
+
+# A cheating student side: the kernel connects itself instead of forking a copy.
+NO_COPY = """\
+import socket
+served.serve_copy = lambda path, channel: socket.socket(socket.AF_UNIX).connect(path)
+"""
+
+
+class Student:
+    """A student process serving the channel, cell after cell, as a kernel does."""
+
+    def __init__(self, tmp_path, extra=""):
+        for table in (SESSION.proxies, SESSION.classes, SESSION.error_classes):
+            table.clear()  # this student process numbers its objects anew
+        self.path = str(tmp_path / "channel.sock")
+        trusted.listen(self.path)
+        code = STUDENT.format(extra=extra)
+        env = dict(os.environ, PYTHONPATH=os.getcwd())
+        self.process = subprocess.Popen([sys.executable, "-c", code, self.path], env=env)
+        self.namespace = {}
+
+    def begin(self, *names):
+        trusted.begin(self.namespace, list(names), 30.0, 20.0)
+        return [self.namespace[name] for name in names]
+
+    def close(self):
+        trusted.end()
+        self.process.kill()
+        self.process.wait()
+        for sock in trusted._listener:
+            sock.close()
+        trusted._listener.clear()
+        student_side._evaluators.clear()
+        student_side._lenders.clear()
+
+
+@pytest.fixture
+def student(tmp_path):
+    made = []
+
+    def start(extra=""):
+        made.append(Student(tmp_path, extra))
+        return made[-1]
+
+    yield start
+    for one in made:
+        one.close()
+
+
+def state(pid):
+    try:
+        return lending.stat_fields(pid)[0]
+    except FileNotFoundError:
+        return "gone"
+
+
+def test_lent_parts_reach_only_the_copy_and_die_with_it(student):
+    kernel = student()
+    (Box,) = kernel.begin("Box")
+    kept = Box(3)
+    with lending.lending_copy(["Box.double"]):
+        copy = lending._copy[0]
+        assert copy.pid != SESSION.kernel_pid
+        assert state(SESSION.kernel_pid) == "T"  # the kernel is stopped meanwhile
+        evaluate("setattr(Box, 'stash', 'reference source')", {"Box": Box})
+        made = Box(5)
+        assert made.double() == 10 and kept.double() == 6
+    assert evaluate("getattr(Box, 'stash', None)", {"Box": Box}) == "reference source"
+    trusted.end()
+    assert state(copy.pid) == "gone"  # killed, and reaped by the kernel
+    (Box,) = kernel.begin("Box")
+    assert state(SESSION.kernel_pid) in "RS"
+    # the kernel never saw what the copy was given, and serves on its own connection
+    assert evaluate("getattr(Box, 'stash', None)", {"Box": Box}) is None
+    assert kept.double() == 6
+    with pytest.raises(ReferenceError, match="made in a copy of your kernel that has ended"):
+        made.double()
+    assert Box(7).value == 7  # new objects of the kernel: their ids are not the copy's
+
+
+def test_a_copy_serves_until_the_cell_ends_and_a_checked_part_gets_a_fresh_one(student):
+    kernel = student()
+    (Box,) = kernel.begin("Box")
+    with lending.lending_copy(["Box.double"], ["Box.value"]):
+        first = lending._copy[0]
+        made = Box(2)
+    assert made.double() == 4  # after the block, the copy still serves the cell
+    with lending.lending_copy(["Box.value"], ["Box.other"]):
+        assert lending._copy[0] is first
+    with lending.lending_copy(["Box.other"], ["Box.double"]):  # lent to the first copy
+        assert lending._copy[0] is not first
+        assert state(first.pid) == "gone"
+        with pytest.raises(ReferenceError):
+            made.double()
+
+
+# A kernel's memory, as a notebook's would be: NumPy and 400 MB of arrays in use.
+BALLAST = "import numpy as np\nballast = np.ones(50_000_000)\n"
+
+
+@pytest.mark.parametrize("extra", ["", BALLAST], ids=["small", "400MB"])
+def test_the_cost_of_a_copy(student, extra):
+    kernel = student(extra)
+    kernel.begin("Box")
+    started = time.perf_counter()
+    for _ in range(5):
+        with lending.lending_copy(["Box.double"]):
+            pass
+        lending.end_copy()
+    seconds = (time.perf_counter() - started) / 5
+    print(f"one copy, started, checked and ended: {seconds * 1000:.1f} ms")
+    assert seconds < 2
+
+
+def test_a_copy_that_keeps_a_pipe_is_refused(student):
+    kernel = student(KEEP_PIPE)
+    kernel.begin("Box")
+    writer = kernel.namespace.get("writer")
+    with pytest.raises(lending.LendingRefused, match=r"held a pipe \(fd \d+\).*lending refused"):
+        with lending.lending_copy(["Box.double"]):
+            pass
+    assert writer is None  # (the cheat's pipe is the student's, not this side's)
+    assert not lending._copy
+    # the kernel goes on serving; the refused copy was killed
+    assert state(SESSION.kernel_pid) in "RS"
+    (Box,) = kernel.begin("Box")
+    assert Box(1).double() == 2
+
+
+def test_a_copy_sharing_memory_with_the_kernel_is_refused(student):
+    kernel = student(SHARED_MEMORY)
+    kernel.begin("Box")
+    with pytest.raises(lending.LendingRefused, match="shares memory with the kernel"):
+        with lending.lending_copy(["Box.double"]):
+            pass
+
+
+def test_an_honest_copy_holds_only_its_connection_and_dev_null(student):
+    kernel = student()
+    kernel.begin("Box")
+    with lending.lending_copy(["Box.double"]):
+        pid = lending._copy[0].pid
+        folder = f"/proc/{pid}/fd"
+        targets = sorted(os.readlink(f"{folder}/{fd}") for fd in os.listdir(folder))
+        limits = open(f"/proc/{pid}/limits").read()
+    assert targets[:3] == ["/dev/null"] * 3 and len(targets) == 4
+    assert targets[3].startswith("socket:[")
+    assert "Max open files            0                    0" in limits
+
+
+def test_a_memory_error_in_the_copy_is_a_memory_error(student):
+    kernel = student(
+        textwrap.dedent("""\
+        def bomb():
+            blocks = []
+            while True:
+                blocks.append(bytearray(2**26))
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))
+        """)
+    )
+    (bomb,) = kernel.begin("bomb")
+    with lending.lending_copy(["bomb"]):
+        with pytest.raises(MemoryError):
+            bomb()
+
+
+def test_a_copy_that_dies_says_so_at_once(student):
+    kernel = student("def die():\n    import signal\n    os.kill(os.getpid(), signal.SIGKILL)\n")
+    (die,) = kernel.begin("die")
+    started = time.monotonic()
+    with lending.lending_copy(["die"]):
+        with pytest.raises(lending.CopyDied, match=r"died \(signal 9, SIGKILL\): out of memory"):
+            die()
+    assert time.monotonic() - started < 5
+    trusted.end()
+    (die,) = kernel.begin("die")  # the kernel itself lives on
+    assert state(SESSION.kernel_pid) in "RS"
+
+
+@pytest.mark.parametrize(
+    ("cheat", "reason"),
+    [
+        (HAND_OVER, "held a socket other than its connection"),
+        (NO_COPY, "is not a copy of your kernel"),
+    ],
+    ids=["hand-over", "no-copy"],
+)
+def test_a_copy_that_is_not_what_it_seems_is_refused(student, cheat, reason):
+    kernel = student(cheat)
+    kernel.begin("Box")
+    with pytest.raises(lending.LendingRefused, match=reason):
+        with lending.lending_copy(["Box.double"]):
+            pass
+    assert not lending._copy and state(SESSION.kernel_pid) in "RSZ"
