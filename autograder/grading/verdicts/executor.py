@@ -98,6 +98,7 @@ class TrustedExecute(Execute):
         takes the socket's path first makes the preamble's bind, and so the grading, fail."""
         info = (resources or {}).get("nbgrader", {})
         self._plan = read_plan(info["db_url"], info["notebook"], info["assignment"])
+        self._ended_kernel = ""  # why the trusted side ended the student's kernel, if it did
         source = Path(self.source_folder) / f"{info['notebook']}.ipynb"
         if self.source_folder and source.is_file():
             self._plan = with_twins(self._plan, nbformat.read(source, as_version=4))
@@ -146,7 +147,11 @@ class TrustedExecute(Execute):
             try:
                 self._trusted.execute_cell(cell, index, store_history=True)
             finally:
-                self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
+                ended = self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
+            if ended:  # the cell's end went wrong (a copy that left files): no verdict
+                name, _, message = ended.partition(": ")
+                cell.outputs.append(error_output(name, message))
+                self._ended_kernel = message if "kernel was ended" in message else ""
         else:
             cell.outputs.append(error_output("NoVerdict", failure))
         self._await_reply(served, timeout)
@@ -213,7 +218,9 @@ class TrustedExecute(Execute):
         if self._reply(self, msg_id, 10.0) is not None:
             return
         if not run_sync(self.km.is_alive)():
-            raise DeadKernelError("the student's kernel died while its objects were tested")
+            raise DeadKernelError(
+                self._ended_kernel or "the student's kernel died while its objects were tested"
+            )
         # Stopped while a copy of it served the cell (``lending``), by a trusted kernel that
         # died before it could let it go on: it goes on now.
         run_sync(self.km.signal_kernel)(signal.SIGCONT)
