@@ -66,7 +66,10 @@ def write_trusted_kernelspec(folder: Path) -> None:
     target = folder / TRUSTED_KERNEL
     target.mkdir(parents=True, exist_ok=True)
     spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [
+            *(sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"),
+            "--HistoryManager.enabled=False",  # test cells need no history: nothing written
+        ],
         "display_name": "Python 3 (trusted verdicts)",
         "language": "python",
         "metadata": {"debugger": False},
@@ -104,17 +107,22 @@ class TrustedExecute(Execute):
             self._plan = with_twins(self._plan, nbformat.read(source, as_version=4))
         if not self._plan.tests:
             return super().preprocess(nb, resources, km)
+        # The socket's folder is one the student's kernel reaches (and may write); the
+        # trusted kernel's own files (kernelspec, IPython profile and history, working
+        # folder) go in a private one, so that nothing there is the student's to change and
+        # nothing the trusted kernel writes shows in the folders a lending copy is checked in.
         folder = Path(tempfile.mkdtemp(prefix="verdicts-", dir=self.socket_dir or None))
+        private = Path(tempfile.mkdtemp(prefix="verdicts-trusted-"))
         try:
-            write_trusted_kernelspec(folder / "kernels")
+            write_trusted_kernelspec(private / "kernels")
             self._socket = str(folder / "channel.sock")
             trusted = TrustedKernelClient(
                 config=self.config,
-                spec_folder=str(folder / "kernels"),
-                resources={"metadata": {"path": str(folder)}},
+                spec_folder=str(private / "kernels"),
+                resources={"metadata": {"path": str(private)}},
             )
             trusted.nb = nb
-            env = dict(os.environ, IPYTHONDIR=str(folder / "ipython"), PYTHONSAFEPATH="1")
+            env = dict(os.environ, IPYTHONDIR=str(private / "ipython"), PYTHONSAFEPATH="1")
             env["PYTHONNOUSERSITE"] = "1"
             env.pop("AUTOGRADER_NO_IMPORT", None)  # the student's kernel's, not this one's
             with trusted.setup_kernel(env=env):
@@ -125,6 +133,7 @@ class TrustedExecute(Execute):
         finally:
             self._trusted = self._preamble = None
             shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(private, ignore_errors=True)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """A graded test cell in the trusted kernel; any other cell as nbgrader does."""
