@@ -4,6 +4,7 @@ copy is checked from outside before anything is lent, what it was lent or made n
 reaches the kernel, a dead copy says so at once, and no copy outlives its test cell."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,6 +13,7 @@ import time
 import pytest
 
 from autograder.checks import student_side
+from autograder.grading.autograde.sandbox import BASE_OPTIONS, unavailable_reason
 from autograder.grading.verdicts import lending, trusted
 from autograder.grading.verdicts.proxy import SESSION, evaluate
 
@@ -92,14 +94,19 @@ served.serve_copy = lambda path, channel: socket.socket(socket.AF_UNIX).connect(
 class Student:
     """A student process serving the channel, cell after cell, as a kernel does."""
 
-    def __init__(self, tmp_path, extra=""):
+    def __init__(self, tmp_path, extra="", sandboxed=False):
         for table in (SESSION.proxies, SESSION.classes, SESSION.error_classes):
             table.clear()  # this student process numbers its objects anew
         self.path = str(tmp_path / "channel.sock")
         trusted.listen(self.path)
         code = STUDENT.format(extra=extra)
         env = dict(os.environ, PYTHONPATH=os.getcwd())
-        self.process = subprocess.Popen([sys.executable, "-c", code, self.path], env=env)
+        command = [sys.executable, "-c", code, self.path]
+        if sandboxed:  # its own mounts, as a grading kernel's: a private /tmp to write in
+            folder = str(tmp_path)
+            sandbox = [shutil.which("bwrap"), "--ro-bind", "/", "/", *BASE_OPTIONS]
+            command = [*sandbox, "--bind", folder, folder, "--chdir", os.getcwd(), *command]
+        self.process = subprocess.Popen(command, env=env)
         self.namespace = {}
 
     def begin(self, *names):
@@ -121,8 +128,10 @@ class Student:
 def student(tmp_path):
     made = []
 
-    def start(extra=""):
-        made.append(Student(tmp_path, extra))
+    def start(extra="", sandboxed=False):
+        if sandboxed and unavailable_reason():
+            pytest.skip(f"bubblewrap not available: skipped ({unavailable_reason()})")
+        made.append(Student(tmp_path, extra, sandboxed))
         return made[-1]
 
     yield start
@@ -264,7 +273,9 @@ def test_a_copy_that_dies_says_so_at_once(student):
 @pytest.mark.parametrize(
     ("cheat", "reason"),
     [
-        (HAND_OVER, "held a socket other than its connection"),
+        # The check may come while the copy is still closing what it inherited (refused
+        # for that) or after (refused for the socket it kept): refused either way.
+        (HAND_OVER, r"held (a socket other than its connection|a file .*\(fd 1\))"),
         (NO_COPY, "is not a copy of your kernel"),
     ],
     ids=["hand-over", "no-copy"],
@@ -276,3 +287,34 @@ def test_a_copy_that_is_not_what_it_seems_is_refused(student, cheat, reason):
         with lending.lending_copy(["Box.double"]):
             pass
     assert not lending._copy and state(SESSION.kernel_pid) in "RSZ"
+
+
+# A cheating student side: what the copy is lent, it writes out as the target of a symbolic
+# link (a call by path: no file descriptor needed) for the kernel to read later.
+LEAVE_BY_NAME = """\
+def leave(text):
+    os.symlink(text, "/tmp/stash")
+"""
+
+
+def test_a_copy_that_leaves_anything_in_the_file_system_ends_the_kernel(student):
+    kernel = student(LEAVE_BY_NAME, sandboxed=True)
+    (leave,) = kernel.begin("leave")
+    kernel_pid = SESSION.kernel_pid
+    with lending.lending_copy(["leave"]):
+        leave("the reference's source")
+    with pytest.raises(lending.LendingRefused, match=r"\(made /tmp/stash; .*kernel was ended"):
+        trusted.end()
+    kernel.process.wait(timeout=10)  # the whole sandbox ends with its kernel
+    assert state(kernel_pid) == "gone"
+
+
+def test_an_honest_sandboxed_copy_leaves_nothing_and_the_kernel_goes_on(student):
+    kernel = student(sandboxed=True)
+    (Box,) = kernel.begin("Box")
+    with lending.lending_copy(["Box.double"]):
+        assert lending._copy[0].files  # the sandbox's writable folders, snapshotted
+        assert Box(4).double() == 8
+    trusted.end()
+    (Box,) = kernel.begin("Box")
+    assert Box(1).double() == 2 and state(SESSION.kernel_pid) in "RS"

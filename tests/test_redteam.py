@@ -117,8 +117,11 @@ def test_autograde_command_scans_after_grading(red_team, capsys):
     assert "cheat-patch-checks: scalar, line" in out and "monkeypatch" in out
     flags = read_flags(red_team.root / "integrity.json")
     flagged = {flag.student for flag in flags if not flag.rule.startswith("runtime-")}
-    assert flagged == {
+    assert flagged == {  # the scan of 00-recipe: cheats handed in for another notebook aside
         row.student
         for row in red_team.cheats
-        if any(not flag.rule.startswith("runtime-") for flag in row.flags)
+        if any(
+            not flag.rule.startswith("runtime-") and flag.assignment == "00-recipe"
+            for flag in row.flags
+        )
     }

@@ -525,6 +525,18 @@ def keep_lent_parts(notebook: nbformat.NotebookNode) -> None:
         in_cell(grade_id, "", source)(notebook)
 
 
+def leave_lent_parts(notebook: nbformat.NotebookNode) -> None:
+    """02's exercises answered with the reference parts its first check lent, written out
+    by name in the file system by the copy they were lent to."""
+    for grade_id, source in (
+        ("function", code.LEAVE_LENT),
+        ("tensor", code.LEFT_TENSOR),
+        ("graph_nodes", code.KEPT_GRAPH_NODE),
+        ("backward", code.KEPT_RELEASE_GRAPH),
+    ):
+        in_cell(grade_id, "", source)(notebook)
+
+
 LENDING_CHEATS: tuple[Cheat, ...] = (
     Cheat(
         "cheat-keep-lent-parts",
@@ -535,6 +547,18 @@ LENDING_CHEATS: tuple[Cheat, ...] = (
         honest_points=1,  # its own next_functions; every other exercise is the kept one
         defence="trusted",
         assignment=LENDING,
+    ),
+    Cheat(
+        "cheat-leave-lent-parts",
+        "writes the reference's parts lent to a copy of its kernel (02) into symbolic links' "
+        "targets in /tmp, and answers the other exercises with them",
+        REFERENCE,
+        leave_lent_parts,
+        honest_points=1,
+        defence="trusted",
+        assignment=LENDING,
+        status="graded",
+        sandboxed=("kernel-died", frozenset()),
     ),
 )
 

@@ -6,7 +6,8 @@ Modules: ``wire`` (frames: length-prefixed JSON of exact builtin types and raw b
 segments, never pickle), ``values`` (plain values, arrays by value), ``channel`` (one
 connection, calls both ways), ``serve`` (the student kernel's side), ``proxy`` (``Remote``
 proxies on the trusted side), ``lending`` (the copies of the student's kernel that the
-reference's parts are lent to, checked from outside), ``trusted`` (the trusted kernel's
+reference's parts are lent to, checked from outside), ``copy_traces`` (what a copy left
+in the sandbox's writable folders), ``trusted`` (the trusted kernel's
 session per test cell), ``cells`` (which cells are tests, the trusted preamble, free names)
 and ``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel).
 """

@@ -66,7 +66,10 @@ def write_trusted_kernelspec(folder: Path) -> None:
     target = folder / TRUSTED_KERNEL
     target.mkdir(parents=True, exist_ok=True)
     spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [
+            *(sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"),
+            "--HistoryManager.enabled=False",  # test cells need no history: nothing written
+        ],
         "display_name": "Python 3 (trusted verdicts)",
         "language": "python",
         "metadata": {"debugger": False},
@@ -98,22 +101,28 @@ class TrustedExecute(Execute):
         takes the socket's path first makes the preamble's bind, and so the grading, fail."""
         info = (resources or {}).get("nbgrader", {})
         self._plan = read_plan(info["db_url"], info["notebook"], info["assignment"])
+        self._ended_kernel = ""  # why the trusted side ended the student's kernel, if it did
         source = Path(self.source_folder) / f"{info['notebook']}.ipynb"
         if self.source_folder and source.is_file():
             self._plan = with_twins(self._plan, nbformat.read(source, as_version=4))
         if not self._plan.tests:
             return super().preprocess(nb, resources, km)
+        # The socket's folder is one the student's kernel reaches (and may write); the
+        # trusted kernel's own files (kernelspec, IPython profile and history, working
+        # folder) go in a private one, so that nothing there is the student's to change and
+        # nothing the trusted kernel writes shows in the folders a lending copy is checked in.
         folder = Path(tempfile.mkdtemp(prefix="verdicts-", dir=self.socket_dir or None))
+        private = Path(tempfile.mkdtemp(prefix="verdicts-trusted-"))
         try:
-            write_trusted_kernelspec(folder / "kernels")
+            write_trusted_kernelspec(private / "kernels")
             self._socket = str(folder / "channel.sock")
             trusted = TrustedKernelClient(
                 config=self.config,
-                spec_folder=str(folder / "kernels"),
-                resources={"metadata": {"path": str(folder)}},
+                spec_folder=str(private / "kernels"),
+                resources={"metadata": {"path": str(private)}},
             )
             trusted.nb = nb
-            env = dict(os.environ, IPYTHONDIR=str(folder / "ipython"), PYTHONSAFEPATH="1")
+            env = dict(os.environ, IPYTHONDIR=str(private / "ipython"), PYTHONSAFEPATH="1")
             env["PYTHONNOUSERSITE"] = "1"
             env.pop("AUTOGRADER_NO_IMPORT", None)  # the student's kernel's, not this one's
             with trusted.setup_kernel(env=env):
@@ -124,6 +133,7 @@ class TrustedExecute(Execute):
         finally:
             self._trusted = self._preamble = None
             shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(private, ignore_errors=True)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """A graded test cell in the trusted kernel; any other cell as nbgrader does."""
@@ -146,7 +156,11 @@ class TrustedExecute(Execute):
             try:
                 self._trusted.execute_cell(cell, index, store_history=True)
             finally:
-                self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
+                ended = self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
+            if ended:  # the cell's end went wrong (a copy that left files): no verdict
+                name, _, message = ended.partition(": ")
+                cell.outputs.append(error_output(name, message))
+                self._ended_kernel = message if "kernel was ended" in message else ""
         else:
             cell.outputs.append(error_output("NoVerdict", failure))
         self._await_reply(served, timeout)
@@ -213,7 +227,9 @@ class TrustedExecute(Execute):
         if self._reply(self, msg_id, 10.0) is not None:
             return
         if not run_sync(self.km.is_alive)():
-            raise DeadKernelError("the student's kernel died while its objects were tested")
+            raise DeadKernelError(
+                self._ended_kernel or "the student's kernel died while its objects were tested"
+            )
         # Stopped while a copy of it served the cell (``lending``), by a trusted kernel that
         # died before it could let it go on: it goes on now.
         run_sync(self.km.signal_kernel)(signal.SIGCONT)

@@ -19,10 +19,10 @@ memory, say). A copy that fails a check is killed and the check fails with the r
 
 What this cannot close without seccomp (residual channels from the copy to the kernel):
 signals to the kernel (real-time signals carry an integer each), ptrace and
-process_vm_writev into the kernel's memory, and the file system's names and metadata in
-writable folders (symlink targets, extended attributes, file names, timestamps: made by
-path, without a file descriptor). Unsandboxed, where the kernel runs as root, the copy may
-also raise its own limit back.
+process_vm_writev into the kernel's memory. The file system's names and metadata, which a
+copy can change by path without a file descriptor, are compared before and after the copy
+(``copy_traces``): a copy that changed anything there ends the kernel. Unsandboxed, where
+the kernel runs as root, the copy may also raise its own limit back.
 """
 
 import os
@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
+from autograder.grading.verdicts import copy_traces
 from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import SESSION, handle_callback
 from autograder.grading.verdicts.wire import ChannelBroken
@@ -241,6 +242,7 @@ class Copy:
     known: set[int]  # the student objects this side knew of before the copy
     lent: set[str] = field(default_factory=set)
     stopped: bool = False
+    files: dict | None = None  # the sandbox's writable folders when the copy started
     started: float = field(default_factory=time.perf_counter)
     trace: dict = field(default_factory=dict)
 
@@ -325,6 +327,12 @@ def start_copy() -> Copy:
             copy.trace = _seen(pid)
         check_descriptors(pid, unix_peer_inode(sock))
         check_mappings(pid)
+        try:
+            copy.files = copy_traces.snapshot(SESSION.kernel_pid)
+        except (OSError, copy_traces.TooManyEntries) as error:
+            raise LendingRefused(
+                f"the folders your kernel may write could not be read ({error}): lending refused"
+            ) from None
     except BaseException as error:
         copy.trace["refused"] = str(error)
         end_copy()
@@ -336,11 +344,12 @@ def start_copy() -> Copy:
 
 def end_copy() -> str:
     """Kill the current copy (if any), let the kernel go on and forget what the copy made;
-    how the copy ended, in words ("" when there was none)."""
+    how the copy ended, in words ("" when there was none). A copy that left anything in the
+    folders the kernel may write ends the kernel too (LendingRefused says what it left)."""
     if not _copy:
         return ""
     copy = _copy.pop()
-    how = ""
+    how = left = ""
     try:
         _signal(copy.pidfd, signal.SIGKILL)
         if copy.pidfd is not None:
@@ -348,6 +357,13 @@ def end_copy() -> str:
             how = exit_text(copy.pid).replace(": out of memory?", " at the end of its cell")
         with suppress(OSError):
             copy.sock.close()
+        left = _left_behind(copy)
+        if left:
+            if copy.kernel_pidfd is None:
+                with suppress(OSError):
+                    os.kill(SESSION.kernel_pid, signal.SIGKILL)
+            _signal(copy.kernel_pidfd, signal.SIGKILL)
+            copy.stopped = False  # never to run again: it could read what was left
     finally:
         if copy.stopped:
             _signal(copy.kernel_pidfd, signal.SIGCONT)
@@ -359,9 +375,29 @@ def end_copy() -> str:
         SESSION.forget(SESSION.references() - copy.known)
         ending = time.perf_counter()
         with suppress(ChannelBroken):
-            copy.parent.reply(PARENT_WAIT)  # the kernel is done waiting for its copy
-        _write_trace(copy, how, time.perf_counter() - ending)
+            copy.parent.reply(0.1 if left else PARENT_WAIT)  # its copy ended: it goes on
+        _write_trace(copy, left or how, time.perf_counter() - ending)
+    if left:
+        raise LendingRefused(left)
     return how
+
+
+def _left_behind(copy: Copy) -> str:
+    """What the ended ``copy`` changed in the folders its kernel may write, in words ("":
+    nothing, or unsandboxed)."""
+    if copy.files is None:
+        return ""
+    try:
+        said = copy_traces.changes(copy.files, copy_traces.snapshot(SESSION.kernel_pid) or {})
+    except (OSError, copy_traces.TooManyEntries) as error:
+        said = [f"could not be compared ({error})"]
+    if not said:
+        return ""
+    return (
+        "the copy of your kernel that the reference's other exercises were lent to changed "
+        f"the folders your kernel may write ({'; '.join(said)}): your kernel was ended, so "
+        "that nothing the copy left there is ever read"
+    )
 
 
 def _seen(pid: int) -> dict:

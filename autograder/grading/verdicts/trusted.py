@@ -20,6 +20,7 @@ from autograder.grading.verdicts.proxy import (
     global_value,
     handle_callback,
 )
+from autograder.grading.verdicts.wire import ChannelBroken
 
 
 class NoVerdict(RuntimeError):
@@ -75,8 +76,19 @@ def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0)
 
 def end() -> None:
     """End the cell's copy of the student's kernel (if any), stop the student's side (it
-    goes back to running the notebook) and close."""
-    lending.end_copy()
+    goes back to running the notebook) and close. A copy that left files behind ended the
+    kernel too: that is raised, after the close."""
+    refused = None
+    try:
+        lending.end_copy()
+    except lending.LendingRefused as error:
+        refused = error
     channel, SESSION.channel = SESSION.channel, None
     if channel is not None:
-        channel.stop()
+        try:
+            channel.stop()
+        except (ChannelBroken, OSError):
+            if refused is None:
+                raise
+    if refused is not None:
+        raise refused
