@@ -318,3 +318,34 @@ def test_an_honest_sandboxed_copy_leaves_nothing_and_the_kernel_goes_on(student)
     trusted.end()
     (Box,) = kernel.begin("Box")
     assert Box(1).double() == 2 and state(SESSION.kernel_pid) in "RS"
+
+
+# A cheating student side: the copy reaches its stopped kernel by signals, or wakes it up
+# (and stops it again) to run while the copy holds what it was lent.
+REACH_KERNEL = """\
+import signal, time
+
+
+def wake():
+    os.kill(os.getppid(), signal.SIGCONT)
+    time.sleep(0.2)
+    os.kill(os.getppid(), signal.SIGSTOP)
+
+
+def poke():
+    os.kill(os.getppid(), signal.SIGUSR1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "reason"),
+    [("wake", "your kernel ran while it was stopped"), ("poke", "signals were sent")],
+)
+def test_a_copy_that_wakes_or_signals_its_kernel_ends_it(student, call, reason):
+    kernel = student(REACH_KERNEL)
+    (reach,) = kernel.begin(call)
+    with lending.lending_copy([call]):
+        reach()
+    with pytest.raises(lending.LendingRefused, match=f"{reason}.*kernel was ended"):
+        trusted.end()
+    kernel.process.wait(timeout=10)

@@ -214,14 +214,41 @@ def _signal(pidfd: int | None, number: int) -> None:
             signal.pidfd_send_signal(pidfd, number)
 
 
+def _tasks(pid: int) -> list[str]:
+    """The folders of ``pid``'s threads under /proc."""
+    folder = f"/proc/{pid}/task"
+    return [f"{folder}/{task}" for task in os.listdir(folder)]
+
+
 def _until_stopped(pid: int, wait: float = 2.0) -> None:
-    """Wait until ``pid`` is stopped (a signal takes effect a moment later)."""
+    """Wait until every thread of ``pid`` is stopped (a signal takes effect a moment later,
+    thread by thread)."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        with suppress(OSError, IndexError):
-            if stat_fields(pid)[0] in "Tt":
+        with suppress(OSError, IndexError, ValueError):
+            states = []
+            for task in _tasks(pid):
+                with open(f"{task}/stat", "rb") as stat_file:
+                    text = stat_file.read().decode("ascii", "replace")
+                states.append(text[text.rindex(")") + 2])
+            if all(state in "Tt" for state in states):
                 return
         time.sleep(0.001)
+
+
+def runs_and_signals(pid: int) -> tuple[int, int]:
+    """How often ``pid``'s threads were scheduled so far (context switches, all threads), and
+    the signals pending for it (a bit mask; SIGCHLD left out: its copies end)."""
+    switches = pending = 0
+    for task in _tasks(pid):
+        with suppress(OSError), open(f"{task}/status") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                    switches += int(value)
+                elif key in ("SigPnd", "ShdPnd"):
+                    pending |= int(value, 16)
+    return switches, pending & ~(1 << (signal.SIGCHLD - 1))
 
 
 def _ended(pidfd: int, timeout: float) -> bool:
@@ -243,6 +270,7 @@ class Copy:
     lent: set[str] = field(default_factory=set)
     stopped: bool = False
     files: dict | None = None  # the sandbox's writable folders when the copy started
+    kernel_runs: tuple[int, int] | None = None  # the stopped kernel's runs_and_signals
     started: float = field(default_factory=time.perf_counter)
     trace: dict = field(default_factory=dict)
 
@@ -323,6 +351,8 @@ def start_copy() -> Copy:
         _signal(kernel_pidfd, signal.SIGSTOP)
         copy.stopped = kernel_pidfd is not None
         _until_stopped(SESSION.kernel_pid)
+        if copy.stopped:
+            copy.kernel_runs = runs_and_signals(SESSION.kernel_pid)
         if os.environ.get(TRACE_ENV):
             copy.trace = _seen(pid)
         check_descriptors(pid, unix_peer_inode(sock))
@@ -383,20 +413,27 @@ def end_copy() -> str:
 
 
 def _left_behind(copy: Copy) -> str:
-    """What the ended ``copy`` changed in the folders its kernel may write, in words ("":
-    nothing, or unsandboxed)."""
-    if copy.files is None:
-        return ""
-    try:
-        said = copy_traces.changes(copy.files, copy_traces.snapshot(SESSION.kernel_pid) or {})
-    except (OSError, copy_traces.TooManyEntries) as error:
-        said = [f"could not be compared ({error})"]
+    """How the ended ``copy`` reached back to its kernel, in words ("": it did not): the
+    stopped kernel ran or was signalled meanwhile, or the folders it may write changed."""
+    said = []
+    if copy.kernel_runs is not None:
+        switches, pending = runs_and_signals(SESSION.kernel_pid)
+        if switches != copy.kernel_runs[0]:
+            said.append("your kernel ran while it was stopped (was it sent SIGCONT?)")
+        if pending & ~copy.kernel_runs[1]:
+            said.append(f"signals were sent to your kernel (pending: {pending:#x})")
+    if copy.files is not None:
+        try:
+            after = copy_traces.snapshot(SESSION.kernel_pid) or {}
+            said += copy_traces.changes(copy.files, after)
+        except (OSError, copy_traces.TooManyEntries) as error:
+            said.append(f"its folders could not be compared ({error})")
     if not said:
         return ""
     return (
-        "the copy of your kernel that the reference's other exercises were lent to changed "
-        f"the folders your kernel may write ({'; '.join(said)}): your kernel was ended, so "
-        "that nothing the copy left there is ever read"
+        "the copy of your kernel that the reference's other exercises were lent to reached "
+        f"back to your kernel or the folders it may write ({'; '.join(said)}): your kernel "
+        "was ended, so that nothing the copy passed on is ever used"
     )
 
 
