@@ -17,12 +17,16 @@ or eventfd leads back to the kernel; and no shared mapping of memory. The kernel
 (SIGSTOP) while its copy lives: none of its threads runs meanwhile (to read the copy's
 memory, say). A copy that fails a check is killed and the check fails with the reason.
 
-What this cannot close without seccomp (residual channels from the copy to the kernel):
-signals to the kernel (real-time signals carry an integer each), ptrace and
-process_vm_writev into the kernel's memory. The file system's names and metadata, which a
-copy can change by path without a file descriptor, are compared before and after the copy
-(``copy_traces``): a copy that changed anything there ends the kernel. Unsandboxed, where
-the kernel runs as root, the copy may also raise its own limit back.
+When the copy is killed, the trusted side looks again before the kernel goes on: the
+kernel must not have run (its threads' context switches) nor have signals pending, and
+the file system's names and metadata, which a copy can change by path without a file
+descriptor, must be as they were (``copy_traces``). Otherwise the kernel is ended too
+(SIGKILL: the notebook grades as a dead kernel), as it may hold what the copy passed on.
+
+What this cannot close without seccomp: ptrace and process_vm_writev from the copy into
+the stopped kernel's memory; and 8 bits a cell through the copy's own exit status, which
+the kernel reads when it reaps its copy. Unsandboxed, where the kernel runs as root, the
+copy may also raise its own limit back, and the file system is not compared.
 """
 
 import os
