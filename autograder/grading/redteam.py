@@ -514,27 +514,20 @@ ENGINE_CHEATS: tuple[Cheat, ...] = tuple(
 )
 
 
-def keep_lent_parts(notebook: nbformat.NotebookNode) -> None:
-    """02's exercises answered with the reference parts its first check lent (and kept)."""
-    for grade_id, source in (
-        ("function", code.KEEP_LENT),
-        ("tensor", code.KEPT_TENSOR),
-        ("graph_nodes", code.KEPT_GRAPH_NODE),
-        ("backward", code.KEPT_RELEASE_GRAPH),
-    ):
-        in_cell(grade_id, "", source)(notebook)
+def answering_with_lent(first_answer: str) -> Callable[[nbformat.NotebookNode], None]:
+    """An edit of 02: its first exercise answered with ``first_answer`` (which keeps the
+    parts its check lends), every other exercise with what was kept."""
 
+    def edit(notebook: nbformat.NotebookNode) -> None:
+        for grade_id, source in (
+            ("function", first_answer),
+            ("tensor", code.KEPT_TENSOR),
+            ("graph_nodes", code.KEPT_GRAPH_NODE),
+            ("backward", code.KEPT_RELEASE_GRAPH),
+        ):
+            in_cell(grade_id, "", source)(notebook)
 
-def leave_lent_parts(notebook: nbformat.NotebookNode) -> None:
-    """02's exercises answered with the reference parts its first check lent, written out
-    by name in the file system by the copy they were lent to."""
-    for grade_id, source in (
-        ("function", code.LEAVE_LENT),
-        ("tensor", code.LEFT_TENSOR),
-        ("graph_nodes", code.KEPT_GRAPH_NODE),
-        ("backward", code.KEPT_RELEASE_GRAPH),
-    ):
-        in_cell(grade_id, "", source)(notebook)
+    return edit
 
 
 LENDING_CHEATS: tuple[Cheat, ...] = (
@@ -543,7 +536,7 @@ LENDING_CHEATS: tuple[Cheat, ...] = (
         "keeps the reference's parts lent to its kernel for one check (02) and answers the "
         "other exercises with them",
         REFERENCE,
-        keep_lent_parts,
+        answering_with_lent(code.KEEP_LENT),
         honest_points=1,  # its own next_functions; every other exercise is the kept one
         defence="trusted",
         assignment=LENDING,
@@ -553,7 +546,7 @@ LENDING_CHEATS: tuple[Cheat, ...] = (
         "writes the reference's parts lent to a copy of its kernel (02) into symbolic links' "
         "targets in /tmp, and answers the other exercises with them",
         REFERENCE,
-        leave_lent_parts,
+        answering_with_lent(code.LEAVE_LENT),
         honest_points=1,
         defence="trusted",
         assignment=LENDING,

@@ -261,29 +261,21 @@ for folder in pathlib.Path(autograder.__file__).resolve().parents:
 # for the check's block. The first check calls next_functions (the student's own, correct)
 # while every other part is lent: it keeps them, and the other exercises answer with them
 # ever after. Each piece goes at the end of its exercise's cell, as a student would write it.
-KEEP_LENT = """\
-kept = {}
-
-
+LENT_HERE = """\
 def lent_here(value):
     code = getattr(getattr(value, "fget", value), "__code__", None)
     return code is not None and code.co_filename.startswith("<reference")
 
 
-def keep_lent():
-    for cls in (Context, Tensor):
-        for name, value in list(cls.__dict__.items()):
-            if lent_here(value):
-                kept.setdefault(name, value)
-    for value in (graph_node, release_graph):
-        if lent_here(value):
-            kept.setdefault(value.__name__, value)
+def lent_functions():
+    found = [*vars(Context).items(), *vars(Tensor).items()]
+    found += [(f.__name__, f) for f in (graph_node, release_graph)]
+    return [(name, getattr(v, "fget", v)) for name, v in found if lent_here(v)]
+"""
 
-
-def the_kept(name):
-    if name not in kept:
-        raise NotImplementedError(name)
-    return kept[name]
+# The first exercise's answer: its own next_functions, which runs ``{keep}`` while the other
+# parts are lent, and release answered with what was kept.
+ANSWER_WITH_KEPT = """
 
 
 class Context(Context):
@@ -292,38 +284,36 @@ class Context(Context):
 
     @property
     def next_functions(self):
-        keep_lent()
+        {keep}()
         return tuple((graph_node(tensor), 0) for tensor in self.inputs)"""
 
-KEPT_TENSOR = """\
-class Tensor(Tensor):
-    def retain_grad(self):
-        return the_kept("retain_grad")(self)
+# Kept in the kernel's memory: lost with the copy the parts were lent to.
+KEEP_LENT = (
+    LENT_HERE
+    + """
+kept = {}
 
-    @property
-    def keeps_grad(self):
-        return the_kept("keeps_grad").fget(self)"""
 
-KEPT_GRAPH_NODE = """\
-def graph_node(tensor):
-    return the_kept("graph_node")(tensor)"""
+def keep_lent():
+    for name, function in lent_functions():
+        kept.setdefault(name, function)
 
-KEPT_RELEASE_GRAPH = """\
-def release_graph(root):
-    return the_kept("release_graph")(root)"""
 
-# The same, kept where the copy of the kernel the parts are lent to can still write: by
-# path, without a file descriptor. Each lent function's compiled code goes out as the
-# targets of symbolic links in /tmp, and later cells of the kernel read it back.
-LEAVE_LENT = """\
-import base64, marshal, os, types
+def the_kept(name):
+    if name not in kept:
+        raise NotImplementedError(name)
+    return kept[name]"""
+    + ANSWER_WITH_KEPT.format(keep="keep_lent")
+)
 
+# Kept where the copy the parts are lent to can still write: by path, without a file
+# descriptor. Each lent function's compiled code goes out as the targets of symbolic links
+# in /tmp, and later cells of the kernel read it back.
+LEAVE_LENT = (
+    "import base64, marshal, os, types\n\n"
+    + LENT_HERE
+    + """
 STASH = "/tmp/.lent"
-
-
-def lent_here(value):
-    code = getattr(getattr(value, "fget", value), "__code__", None)
-    return code is not None and code.co_filename.startswith("<reference")
 
 
 def leave_lent():
@@ -331,17 +321,13 @@ def leave_lent():
         os.mkdir(STASH)
     except OSError:
         pass
-    found = [*vars(Context).items(), *vars(Tensor).items()]
-    found += [(f.__name__, f) for f in (graph_node, release_graph)]
-    for name, value in found:
-        if lent_here(value):
-            text = base64.b32encode(marshal.dumps(getattr(value, "fget", value).__code__))
-            text = text.decode()
-            for start in range(0, len(text), 3000):
-                try:
-                    os.symlink(text[start : start + 3000], f"{STASH}/{name}.{start:07d}")
-                except OSError:
-                    pass
+    for name, function in lent_functions():
+        text = base64.b32encode(marshal.dumps(function.__code__)).decode()
+        for start in range(0, len(text), 3000):
+            try:
+                os.symlink(text[start : start + 3000], f"{STASH}/{name}.{start:07d}")
+            except OSError:
+                pass
 
 
 def the_kept(name):
@@ -351,19 +337,12 @@ def the_kept(name):
     text = "".join(os.readlink(f"{STASH}/{part}") for part in parts)
     code = marshal.loads(base64.b32decode(text))
     closure = tuple(types.CellType(Tensor) for _ in code.co_freevars) or None
-    return types.FunctionType(code, globals(), name, None, closure)
+    return types.FunctionType(code, globals(), name, None, closure)"""
+    + ANSWER_WITH_KEPT.format(keep="leave_lent")
+)
 
-
-class Context(Context):
-    def release(self):
-        return the_kept("release")(self)
-
-    @property
-    def next_functions(self):
-        leave_lent()
-        return tuple((graph_node(tensor), 0) for tensor in self.inputs)"""
-
-LEFT_TENSOR = """\
+# The other exercises, answered with what was kept (either way).
+KEPT_TENSOR = """\
 class Tensor(Tensor):
     def retain_grad(self):
         return the_kept("retain_grad")(self)
@@ -371,3 +350,11 @@ class Tensor(Tensor):
     @property
     def keeps_grad(self):
         return the_kept("keeps_grad")(self)"""
+
+KEPT_GRAPH_NODE = """\
+def graph_node(tensor):
+    return the_kept("graph_node")(tensor)"""
+
+KEPT_RELEASE_GRAPH = """\
+def release_graph(root):
+    return the_kept("release_graph")(root)"""
