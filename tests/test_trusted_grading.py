@@ -199,3 +199,24 @@ def test_a_whole_notebook_grades_the_same_in_both_modes(whole_notebook):
         assert {c: s.score for c, s in trusted[student].items()} == {
             c: s.score for c, s in kernel[student].items()
         }, student
+
+
+def test_the_trusted_kernels_connection_stays_out_of_the_student_kernels_folder(tmp_path):
+    # The job's config points kernels at a folder the sandboxed student kernel can write
+    # (its own connection file and ipc sockets): the trusted kernel must not be there, or
+    # the student's code could read its key or bind its socket paths before it does.
+    from traitlets.config import Config
+
+    from autograder.grading.verdicts.executor import TrustedKernelClient
+
+    job = tmp_path / "kernel-runtime"
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(job / "kernel")
+    config.KernelManager.connection_file = str(job / "connection.json")
+    private = tmp_path / "private"
+    client = TrustedKernelClient(config=config, spec_folder=str(private / "kernels"))
+    manager = client.create_kernel_manager()
+    assert manager.transport == "ipc"
+    assert manager.ip == str(private / "kernel")
+    assert manager.connection_file == str(private / "connection.json")

@@ -44,10 +44,19 @@ class TrustedKernelClient(Execute):
     spec_folder = Unicode()
 
     def create_kernel_manager(self) -> AsyncKernelManager:
-        """The trusted kernel's manager, reading only our own kernelspec."""
+        """The trusted kernel's manager, reading only our own kernelspec. Its connection file
+        and sockets go in the private folder beside the kernelspec, whatever the job's
+        config says for the student's kernel (whose folder the student's code can reach:
+        there it could read the trusted kernel's key, or bind its socket paths first)."""
         specs = KernelSpecManager(kernel_dirs=[self.spec_folder])
+        private = Path(self.spec_folder).parent
         self.km = AsyncKernelManager(
-            kernel_name=TRUSTED_KERNEL, kernel_spec_manager=specs, config=self.config
+            kernel_name=TRUSTED_KERNEL,
+            kernel_spec_manager=specs,
+            config=self.config,
+            transport="ipc",
+            ip=str(private / "kernel"),
+            connection_file=str(private / "connection.json"),
         )
         return self.km
 
