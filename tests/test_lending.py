@@ -103,9 +103,13 @@ class Student:
         env = dict(os.environ, PYTHONPATH=os.getcwd())
         command = [sys.executable, "-c", code, self.path]
         if sandboxed:  # its own mounts, as a grading kernel's: a private /tmp to write in
-            folder = str(tmp_path)
+            folder, here = str(tmp_path), os.getcwd()
             sandbox = [shutil.which("bwrap"), "--ro-bind", "/", "/", *BASE_OPTIONS]
-            command = [*sandbox, "--bind", folder, folder, "--chdir", os.getcwd(), *command]
+            # The checkout and its environment may live under /tmp (a CI clone), which the
+            # sandbox replaces with its own: show them again, read-only.
+            for seen in (here, sys.prefix):
+                sandbox += ["--ro-bind", seen, seen]
+            command = [*sandbox, "--bind", folder, folder, "--chdir", here, *command]
         self.process = subprocess.Popen(command, env=env)
         self.namespace = {}
 
