@@ -75,9 +75,14 @@ def write_trusted_kernelspec(folder: Path) -> None:
     target = folder / TRUSTED_KERNEL
     target.mkdir(parents=True, exist_ok=True)
     spec = {
+        # Test cells need no history: with it off, the trusted kernel writes nothing.
         "argv": [
-            *(sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"),
-            "--HistoryManager.enabled=False",  # test cells need no history: nothing written
+            sys.executable,
+            "-m",
+            "ipykernel_launcher",
+            "-f",
+            "{connection_file}",
+            "--HistoryManager.enabled=False",
         ],
         "display_name": "Python 3 (trusted verdicts)",
         "language": "python",
@@ -166,10 +171,11 @@ class TrustedExecute(Execute):
                 self._trusted.execute_cell(cell, index, store_history=True)
             finally:
                 ended = self._run_silent(self._trusted, "__verdicts__.end()", 60, check=False)
-            if ended:  # the cell's end went wrong (a copy that left files): no verdict
+            if ended:  # the cell's end went wrong (a copy that reached back): no verdict
                 name, _, message = ended.partition(": ")
                 cell.outputs.append(error_output(name, message))
-                self._ended_kernel = message if "kernel was ended" in message else ""
+                # end() refuses a lending only when it ended the kernel for it.
+                self._ended_kernel = message if name == "LendingRefused" else ""
         else:
             cell.outputs.append(error_output("NoVerdict", failure))
         self._await_reply(served, timeout)

@@ -218,10 +218,9 @@ def _signal(pidfd: int | None, number: int) -> None:
             signal.pidfd_send_signal(pidfd, number)
 
 
-def _tasks(pid: int) -> list[str]:
-    """The folders of ``pid``'s threads under /proc."""
-    folder = f"/proc/{pid}/task"
-    return [f"{folder}/{task}" for task in os.listdir(folder)]
+def _threads(pid: int) -> list[int]:
+    """The thread ids of ``pid`` (each also has its own /proc/TID folder)."""
+    return [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
 
 
 def _until_stopped(pid: int, wait: float = 2.0) -> None:
@@ -230,12 +229,7 @@ def _until_stopped(pid: int, wait: float = 2.0) -> None:
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         with suppress(OSError, IndexError, ValueError):
-            states = []
-            for task in _tasks(pid):
-                with open(f"{task}/stat", "rb") as stat_file:
-                    text = stat_file.read().decode("ascii", "replace")
-                states.append(text[text.rindex(")") + 2])
-            if all(state in "Tt" for state in states):
+            if all(stat_fields(tid)[0] in "Tt" for tid in _threads(pid)):
                 return
         time.sleep(0.001)
 
@@ -244,8 +238,8 @@ def runs_and_signals(pid: int) -> tuple[int, int]:
     """How often ``pid``'s threads were scheduled so far (context switches, all threads), and
     the signals pending for it (a bit mask; SIGCHLD left out: its copies end)."""
     switches = pending = 0
-    for task in _tasks(pid):
-        with suppress(OSError), open(f"{task}/status") as status:
+    for tid in _threads(pid):
+        with suppress(OSError), open(f"/proc/{tid}/status") as status:
             for line in status:
                 key, _, value = line.partition(":")
                 if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
