@@ -183,3 +183,23 @@ def test_a_lent_function_is_looked_up_again_from_the_trusted_kernel(monkeypatch)
         assert trusted["train_step"] is student["train_step"]  # checked: never lent
         with pytest.raises(NotImplementedError):
             trusted["train_step"](None, None, None, None, 1.0)
+
+
+class Node:
+    """Stands for a graph node of the student's engine."""
+
+
+def test_live_instances_counts_in_the_students_kernel_after_a_collection(monkeypatch):
+    kept = [Node(), Node()]
+    cycle = [Node()]
+    cycle.append(cycle)  # garbage only a collection frees
+    del cycle
+    assert student_side.live_instances(Node) == 2
+    kept.pop()
+    assert student_side.live_instances(Node) == 1
+    # the count is the student kernel's answer, never a trusted-side walk of proxies
+    monkeypatch.setattr(student_side, "_evaluators", [lambda expression, names: 7])
+    assert student_side.live_instances(Node) == 7
+    monkeypatch.setattr(student_side, "_evaluators", [lambda expression, names: "7"])
+    with pytest.raises(TypeError, match="live Node objects: not an int"):
+        student_side.live_instances(Node)

@@ -10,6 +10,7 @@ a lender too: a check that lends the reference's parts there lends them to a cop
 student's kernel, never to the kernel itself (``autograder.checks.given``).
 """
 
+import gc
 import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -56,8 +57,8 @@ def in_trusted_kernel() -> bool:
 
 
 def evaluate_here(expression: str, names: dict[str, Any]) -> Any:
-    """``expression`` evaluated with NumPy (np), weakref, types and ``names`` in scope."""
-    namespace = {"np": np, "weakref": weakref, "types": types, **names}
+    """``expression`` evaluated with NumPy (np), gc, weakref, types and ``names`` in scope."""
+    namespace = {"np": np, "gc": gc, "weakref": weakref, "types": types, **names}
     return eval(compile(expression, "<in_student_kernel>", "eval"), namespace)
 
 
@@ -68,3 +69,17 @@ def in_student_kernel(expression: str, **names: Any) -> Any:
     if _evaluators:
         return _evaluators[0](expression, names)
     return evaluate_here(expression, names)
+
+
+def live_instances(cls: type) -> int:
+    """How many instances of ``cls`` are alive in the student's kernel after a collection.
+
+    Counted there, where the engine's objects live: a trusted kernel's own garbage holds
+    only proxies, some of them of objects a copy made and took with it when it ended.
+    """
+    count = in_student_kernel(
+        "(gc.collect(), sum(isinstance(thing, cls) for thing in gc.get_objects()))[1]", cls=cls
+    )
+    if type(count) is not int:
+        raise TypeError(f"the kernel counted {count!r} live {cls.__name__} objects: not an int")
+    return count

@@ -36,6 +36,15 @@ class HandMutant:
 
 HAND_MUTANTS: tuple[HandMutant, ...] = (
     HandMutant(
+        "hand-05-keeps-last-loss",
+        "05-common-pitfalls",
+        "loss_history",
+        "records floats but keeps the last loss tensor on the model (for logging): its graph "
+        "stays alive after training",
+        "        history.append(loss.item())  # a float: the step's graph can go\n",
+        "        history.append(loss.item())\n        model.last_loss = loss  # kept for logging\n",
+    ),
+    HandMutant(
         "hand-07-threshold-gt",
         "07-faq",
         "clip_grad_norm",
