@@ -45,6 +45,14 @@ HAND_MUTANTS: tuple[HandMutant, ...] = (
         "        history.append(loss.item())\n        model.last_loss = loss  # kept for logging\n",
     ),
     HandMutant(
+        "hand-04-fixed-tolerances",
+        "04-custom-functions",
+        "gradcheck",
+        "compares with torch's default tolerances whatever atol and rtol it is given",
+        "np.allclose(analytical, numerical, rtol=rtol, atol=atol)",
+        "np.allclose(analytical, numerical, rtol=1e-3, atol=1e-5)",
+    ),
+    HandMutant(
         "hand-07-threshold-gt",
         "07-faq",
         "clip_grad_norm",
