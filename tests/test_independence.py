@@ -1,15 +1,13 @@
 """Is every exercise graded on its own? A submission with one exercise solved and every other
 one left as released must earn exactly that exercise's points, graded by the real nbgrader
-through the project's own autograde (one run per notebook, two workers). The whole reference
-is graded in the same runs: with the test cells in the trusted kernel it must keep every
-point (the demo grades with plain nbgrader, the checks in the student's kernel)."""
+through the project's own autograde (one run per notebook, two workers)."""
 
 import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_solution
 
 from autograder.grading.autograde import autograde
-from autograder.grading.cohort import REFERENCE, build_submission, solved_sources
+from autograder.grading.cohort import solved_sources
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 from autograder.grading.scores import cell_scores
@@ -116,10 +114,6 @@ def graded(tmp_path_factory, request):
             target = notebook_path(root / "submitted" / student_name(exercise), assignment)
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(notebook, target)
-        reference = build_submission(REFERENCE, assignment, SOLUTIONS_DIR, release)
-        target = notebook_path(root / "submitted" / REFERENCE, assignment)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(reference, target)
         run = autograde(root, assignment, workers=2, progress=False)
         assert {record.status for record in run.records} == {"graded"}, assignment
     return root
@@ -135,12 +129,3 @@ def test_one_exercise_solved_earns_exactly_its_points(graded, assignment, exerci
         if score.score != (score.max_score if name in own else 0)
     }
     assert wrong == {}, f"only {exercise} solved; expected full marks on {sorted(own)} alone"
-
-
-@pytest.mark.parametrize("assignment", assignments())
-def test_the_whole_reference_keeps_every_point_with_trusted_verdicts(graded, assignment):
-    # Objects of one test cell's copy of the kernel are gone in the next cell: a check that
-    # walks the trusted kernel's garbage (05 once counted graph nodes so) meets their proxies.
-    scores = cell_scores(f"sqlite:///{graded / 'gradebook.db'}", REFERENCE, assignment)
-    lost = {n: f"{s.score:g}/{s.max_score:g}" for n, s in scores.items() if s.score < s.max_score}
-    assert scores and lost == {}, f"the reference of {assignment} loses points: {lost}"

@@ -1,5 +1,6 @@
 """Mutation testing of the graders: each operator's rewrites, the mutants of a cell, the
-report's counts, and a short real run (real nbgrader) that a second run resumes from cache."""
+report's counts, a short real run (real nbgrader) that a second run resumes from cache, and
+one fixed mutant of every notebook graded for real (each run grading its reference too)."""
 
 import json
 
@@ -34,7 +35,7 @@ from autograder.grading.mutation.run import (
     run_mutation,
     stale_equivalents,
 )
-from autograder.grading.repo_paths import SOLUTIONS_DIR
+from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments
 
 
 def mutated(code: str, operator: str) -> set[str]:
@@ -215,6 +216,34 @@ def test_real_run_then_resume(tmp_path, monkeypatch):
     assert [(r.mutant.id, r.outcome) for r in again.rows] == [
         (r.mutant.id, r.outcome) for r in report.rows
     ]
+
+
+def first_negated_return(assignment: str) -> Mutant:
+    """The notebook's first mutant that negates a returned value: a plain mistake that every
+    exercise's tests must catch, chosen by rule so that editing a solution keeps a choice."""
+    return next(
+        m
+        for m in assignment_mutants(SOLUTIONS_DIR, assignment)
+        if m.what == "returned value negated"
+    )
+
+
+@pytest.mark.slow
+def test_every_notebook_kills_a_fixed_mutant_and_its_reference_keeps_full_marks(tmp_path):
+    """One mutant per notebook graded by the real nbgrader with trusted verdicts (the whole
+    run's small sample); each run grades the reference first and stops if it lost points."""
+    chosen = {a: first_negated_return(a) for a in assignments(SOLUTIONS_DIR)}
+    settings = MutateSettings(
+        out=tmp_path / "mutation",
+        readme=None,
+        mutants=tuple(m.id for m in chosen.values()),
+        options=GradingOptions(workers=2, cell_timeout=60),
+    )
+    report = run_mutation(settings)  # MutationError when a reference loses a point
+    verdicts = {row.mutant.assignment: (row.verdict, row.mutant.diff) for row in report.rows}
+    assert set(verdicts) == set(chosen)
+    for assignment, (verdict, diff) in verdicts.items():
+        assert verdict == "killed", f"{assignment}: {verdict}\n{diff}"
 
 
 def test_hand_written_mutants_apply_to_the_reference():
