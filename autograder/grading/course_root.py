@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.engine import make_url
@@ -16,6 +17,9 @@ CONFIG_NAME = "nbgrader_config.py"
 # nbgrader's gradebook keeps ids in VARCHAR(128) columns: PostgreSQL refuses a longer one in
 # the middle of grading, where sqlite would store it; both are refused before anything runs.
 MAX_ID_LENGTH = 128
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 
 class AutogradeError(RuntimeError):
@@ -106,6 +110,25 @@ def tools_on_path() -> None:
         os.environ["PATH"] = os.pathsep.join([bin_dir, *filter(None, folders)])
 
 
+def nbgrader_config(folder: Path) -> "Config":
+    """The config nbgrader would read in ``folder``, its course root made absolute.
+
+    CourseDirectory would take a missing or relative root from this process's current
+    folder: it gets the one nbgrader would run in, so commands run in-process see the course
+    as ``nbgrader`` started in ``folder`` would.
+    """
+    from traitlets.config.loader import PyFileConfigLoader
+
+    tools_on_path()
+    folder = Path(folder).resolve()
+    if not (folder / CONFIG_NAME).is_file():
+        raise AutogradeError(f"{folder} is not an nbgrader course: no {CONFIG_NAME}")
+    config = PyFileConfigLoader(CONFIG_NAME, path=str(folder)).load_config()
+    configured = config.CourseDirectory.get("root", "") if "CourseDirectory" in config else ""
+    config.CourseDirectory.root = str((folder / configured).resolve())
+    return config
+
+
 def load_course(folder: Path) -> Course:
     """The course whose ``nbgrader_config.py`` is in ``folder``, resolved as nbgrader would.
 
@@ -113,18 +136,10 @@ def load_course(folder: Path) -> Course:
     is taken from) the folder nbgrader runs in, which is the config's folder here.
     """
     from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
 
-    tools_on_path()
     folder = Path(folder).resolve()
     config_path = folder / CONFIG_NAME
-    if not config_path.is_file():
-        raise AutogradeError(f"{folder} is not an nbgrader course: no {CONFIG_NAME}")
-    config = PyFileConfigLoader(config_path.name, path=str(folder)).load_config()
-    # CourseDirectory would take a missing or relative root from this process's current
-    # folder: give it the one nbgrader would run in.
-    configured = config.CourseDirectory.get("root", "") if "CourseDirectory" in config else ""
-    config.CourseDirectory.root = str((folder / configured).resolve())
+    config = nbgrader_config(folder)
     coursedir = CourseDirectory(config=config)
     root = Path(coursedir.root)
     return Course(

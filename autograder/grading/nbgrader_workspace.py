@@ -6,10 +6,14 @@ a workspace: a copy of solutions/ as source/, and a config that loads the reposi
 nbgrader_config.py and points the folders there. Everything nbgrader writes stays inside.
 """
 
+import contextlib
+import io
+import logging
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
@@ -131,3 +135,19 @@ def run_nbgrader(root: Path, *args: str) -> str:
     if result.returncode != 0:
         raise NbgraderError(f"`nbgrader {' '.join(args)}` failed ({result.returncode}):\n{output}")
     return output
+
+
+@contextlib.contextmanager
+def captured_log(logger: logging.Logger) -> Iterator[io.StringIO]:
+    """The logger's INFO and above into a string meanwhile; handler and level put back."""
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield buffer
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

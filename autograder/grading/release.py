@@ -7,13 +7,17 @@ which engine_sync uses in solutions/) are taken out, so students get none of the
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder.grading.course_root import load_course
-from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.course_root import load_course, nbgrader_config
+from autograder.grading.nbgrader_workspace import NbgraderError, captured_log, create_workspace
 from autograder.grading.repo_paths import COURSE_DIR, assignments
 from autograder.grading.run_progress import StepProgress
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 
 def generate_release(
@@ -35,15 +39,38 @@ def generate_release(
     release_dir = load_course(workspace).release
     ids = assignment_ids or assignments()
     progress = StepProgress(dict.fromkeys(ids, 1), "notebook", "releasing", report or _silent)
+    config = nbgrader_config(workspace)
     for assignment in ids:
         progress.start(assignment)
-        run_nbgrader(workspace, "generate_assignment", assignment, "--force")
+        generate_assignment(config, assignment)
         for path in sorted((release_dir / assignment).glob("*.ipynb")):
             notebook = nbformat.read(path, as_version=4)
             if strip_instructor_metadata(notebook):
                 nbformat.write(notebook, path)
         progress.finish(assignment)
     return release_dir
+
+
+def generate_assignment(config: "Config", assignment: str) -> None:
+    """``nbgrader generate_assignment ASSIGNMENT --force``, run in this process.
+
+    The same converter the command runs, with the config it would read: one process for a
+    whole release instead of one per notebook (nbgrader's start-up costs seconds each).
+    """
+    from nbgrader.converters import GenerateAssignment, NbGraderException
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    converter = GenerateAssignment(coursedir=coursedir, config=config)
+    converter.force = True
+    with captured_log(converter.log) as log:
+        try:
+            converter.start()
+        except NbGraderException as error:
+            raise NbgraderError(
+                f"`nbgrader generate_assignment {assignment}` failed:\n{log.getvalue()}"
+            ) from error
 
 
 # Cell metadata for the instructor's tools only: engine_sync's chunk of each engine cell.

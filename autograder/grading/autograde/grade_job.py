@@ -10,8 +10,6 @@ converter itself.
 """
 
 import contextlib
-import io
-import logging
 import os
 import shutil
 import tempfile
@@ -34,6 +32,7 @@ from autograder.grading.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
 from autograder.grading.integrity.runtime_audit import RECORD_ENV
 from autograder.grading.integrity.runtime_record import RECORD_NAME, read_record
+from autograder.grading.nbgrader_workspace import captured_log
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -136,22 +135,6 @@ def captured_output(path: Path) -> Iterator[None]:
         os.dup2(saved[1], 2)
         for fd in saved:
             os.close(fd)
-
-
-@contextlib.contextmanager
-def captured_log(logger: logging.Logger) -> Iterator[io.StringIO]:
-    """The logger's INFO and above into a string meanwhile; handler and level put back."""
-    buffer = io.StringIO()
-    handler = logging.StreamHandler(buffer)
-    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield buffer
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) -> tuple[bool, str]:
