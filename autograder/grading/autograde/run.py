@@ -32,7 +32,11 @@ from autograder.grading.autograde.log import GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
 from autograder.grading.autograde.orphans import sweeping
 from autograder.grading.autograde.plan import plan, skipped_record
-from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES, choose_sandbox
+from autograder.grading.autograde.sandbox import (
+    AUTOGRAD_PACKAGES,
+    choose_sandbox,
+    sandbox_description,
+)
 from autograder.grading.autograde.status_line import Progress
 from autograder.grading.course_root import Course, check_gradable, load_course
 
@@ -79,7 +83,9 @@ def autograde(
     objects only through a narrow channel (``grading.verdicts``); ``verdicts="kernel"``
     runs them in the student's kernel, as plain nbgrader does.
     Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
-    cannot run, unsandboxed with one warning, and each record says so.
+    cannot run, SandboxUnavailable before anything is graded (``sandbox=False`` or the
+    sandbox switched off through the environment: unsandboxed, one warning, each record
+    says so).
     """
     if verdicts not in VERDICTS:
         raise ValueError(f"verdicts must be one of {', '.join(VERDICTS)}; got {verdicts!r}")
@@ -100,6 +106,8 @@ def autograde(
     if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
         hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
     sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages, hide_engine=trusted)
+    if progress and sandbox_options is not None:
+        print(f"sandbox: {sandbox_description()}", file=sys.stderr)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
     try:

