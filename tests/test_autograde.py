@@ -3,6 +3,7 @@
 import dataclasses
 import datetime as dt
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -195,9 +196,25 @@ def test_a_jobs_gradebook_holds_no_other_students_data(parallel, tmp_path):
     assert cell_scores(course.db_url, REFERENCE, RECIPE) == expected
 
 
+# How many times the honest reference's whole grading (measured in this run) one cell may
+# take before it is a timeout: honest cells stay far below it on any machine, however slow
+# or loaded, and the infinite loop still ends in seconds on a quiet one.
+CALIBRATED_MARGIN = 3
+SHORTEST_CELL_TIMEOUT = 12
+
+
+def calibrated_cell_timeout(parallel) -> int:
+    """A cell timeout from this machine's speed now: the margin times the seconds the
+    reference's whole 00-recipe grading took in the ``parallel`` run (at least 12 s)."""
+    _, runs = parallel
+    seconds = next(r.seconds for r in runs[RECIPE].records if r.student == REFERENCE)
+    return max(SHORTEST_CELL_TIMEOUT, math.ceil(CALIBRATED_MARGIN * seconds))
+
+
 @pytest.fixture(scope="module")
-def faulty(template, sequential):
-    """Honest students graded together with an infinite loop, a memory bomb and os._exit."""
+def faulty(template, sequential, parallel):
+    """Honest students graded together with an infinite loop, a memory bomb and os._exit,
+    under a cell timeout calibrated on the reference's grading time in this run."""
     root = copy_workspace(template, template.parent / "faulty")
     shutil.rmtree(root / "submitted")
     reference = nbformat.read(notebook_path(template / "submitted" / REFERENCE, RECIPE), 4)
@@ -205,7 +222,10 @@ def faulty(template, sequential):
         shutil.copytree(template / "submitted" / student, root / "submitted" / student)
     for student, code in FAULTS.items():
         hand_in(root, student, RECIPE, with_fault(nbformat.from_dict(reference), code))
-    run = autograde(root, RECIPE, workers=2, cell_timeout=12, memory_limit_mb=2048, progress=False)
+    timeout = calibrated_cell_timeout(parallel)
+    run = autograde(
+        root, RECIPE, workers=2, cell_timeout=timeout, memory_limit_mb=2048, progress=False
+    )
     return root, run
 
 

@@ -1,10 +1,12 @@
-"""The main job: regenerate the release, grade the demo cohort with nbgrader, print grades.
+"""The main job: regenerate the release, grade the demo cohort through the project's own
+autograde (parallel workers, the sandbox, trusted verdicts), print grades and the report.
 
 Expected outcome, checked and printed per student: the reference solution gets full marks,
 the blank release gets 0, and each planted bug loses points exactly on the test cells its
 bug touches (and nowhere else, in particular not in other notebooks).
 """
 
+import os
 import textwrap
 import time
 from collections.abc import Callable
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.checks.text_table import format_columns
+from autograder.grading.autograde.sandbox import SANDBOXED
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
 from autograder.grading.course_root import load_course
 from autograder.grading.integrity import Flag, scan_assignment
@@ -37,6 +40,8 @@ class DemoResult:
     verdicts: dict[str, str]  # student -> "" when as expected, else what went wrong
     flags: list[Flag]  # the integrity scan's: an honest cohort has none
     reports: list[Path]  # one HTML grading report per assignment
+    sandbox: str = ""  # how the kernels ran: "bubblewrap", or "not sandboxed (why)"
+    workers: int = 1
 
     @property
     def as_expected(self) -> bool:
@@ -77,14 +82,19 @@ def run_demo(
     workspace: Path = DEFAULT_WORKSPACE,
     publish: bool = True,
     report: Callable[[str], None] = _silent,
+    workers: int | None = None,
 ) -> DemoResult:
-    """Release, autograde and export with the real nbgrader; compare with expectations.
+    """Release with the real nbgrader, grade with ``autograde`` (``workers`` processes, one
+    per core by default), export; compare with expectations.
 
     ``report`` receives a line as each stage starts and ends (per notebook while grading,
     with the elapsed time and an estimate of the time left).
     """
+    from autograder.grading.autograde import autograde
+
     started = time.perf_counter()
     workspace = workspace.resolve()
+    workers = workers or os.cpu_count() or 1
     ids = assignments()
     report(f"release: nbgrader generate_assignment of {len(ids)} notebooks")
     release_dir = generate_release(workspace, ids, report)
@@ -94,13 +104,15 @@ def run_demo(
     cohort = write_cohort(course.submitted, SOLUTIONS_DIR, release_dir)
     handed_in = {a: sum(a in submitted_assignments(s, ids) for s in cohort) for a in ids}
     report(
-        f"grading: nbgrader autograde of {sum(handed_in.values())} submissions "
+        f"grading: autograde of {sum(handed_in.values())} submissions, {workers} workers "
         f"(elapsed {clock_text(time.perf_counter() - started)})"
     )
     grading = StepProgress(handed_in, "submissions", "grading", report, started=started)
+    sandboxes = set()
     for assignment in ids:
         grading.start(assignment)
-        run_nbgrader(course.workdir, "autograde", assignment, "--force")
+        run = autograde(course.workdir, assignment, workers=workers, progress=False)
+        sandboxes.update(record.sandbox for record in run.records)
         grading.finish(assignment)
     report("export, integrity scan and grading reports ...")
     run_nbgrader(course.workdir, "export", "--to", str(workspace / "grades.csv"))
@@ -119,6 +131,8 @@ def run_demo(
         verdicts={s: verdict(s, cells) for s in cohort},
         flags=flags,
         reports=write_report(course, ids, workspace / "report"),
+        sandbox=", ".join(sorted(sandboxes)),
+        workers=workers,
     )
 
 
@@ -186,6 +200,13 @@ def format_demo_table(result: DemoResult) -> str:
     return "\n".join(lines)
 
 
+def sandbox_line(label: str) -> str:
+    """Whether the demo's kernels ran in the sandbox, in words."""
+    if label == SANDBOXED:
+        return "on (bubblewrap): student code ran with no network and only its job's files"
+    return f"OFF: {label or 'nothing graded'}"
+
+
 def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
     """Run the demo and print the grade table; exit status 1 if grades are not as expected."""
     started = time.perf_counter()
@@ -193,9 +214,10 @@ def main(workspace: Path = DEFAULT_WORKSPACE) -> int:
     print(format_demo_table(result))
     print(
         f"\ngraded {len(result.cell_scores)} submissions ({len(result.students)} students, "
-        f"{len(result.assignments)} notebooks) with nbgrader in "
-        f"{time.perf_counter() - started:.0f} s; workspace: {workspace}"
+        f"{len(result.assignments)} notebooks) with autograde ({result.workers} workers, "
+        f"trusted verdicts) in {time.perf_counter() - started:.0f} s; workspace: {workspace}"
     )
+    print(f"sandbox: {sandbox_line(result.sandbox)}")
     print(f"integrity scan: {len(result.flags)} flags (an honest cohort should have none)")
     for flag in result.flags:
         print(
