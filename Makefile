@@ -11,7 +11,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 # which needs no display; the grading report draws on matplotlib's Agg canvas itself.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: demo test lint release sync-engine lab work formgrader lock clean bench gpu-check
+.PHONY: demo test lint release sync-engine kit lab work formgrader lock clean bench gpu-check
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ release: $(STAMP)
 
 sync-engine: $(STAMP)
 	$(BIN)/autograd-course sync-engine
+
+# The student kit of EDITION (en, es) in KIT_OUT: the kernel-side wheel and the release
+# notebooks, no answers. The command refuses a folder that is not empty: remove it to rebuild.
+KIT_OUT ?= build/kit-$(EDITION)
+kit: $(STAMP)
+	$(BIN)/autograd-course student-kit --edition $(EDITION) --out $(KIT_OUT)
 
 # JupyterLab for students: copies the notebooks work/ lacks from course/ (never overwriting
 # one), then opens work/ with the student profile student-lab/ (no nbgrader instructor tools,

@@ -18,6 +18,10 @@ the other exercises with them later. It lends them to a short-lived copy of that
 (a fork, checked from outside to have no way back to the kernel: ``verdicts.lending``),
 which serves the rest of the test cell and is killed when the cell ends, with everything it
 was lent or made (a proxy of an object made there raises ReferenceError afterwards).
+
+In the student kit there is no reference engine and no trusted kernel: there a check runs
+the student's own parts of the other exercises and says which one to finish first when one
+of them is unwritten (``autograder.checks.prerequisites``).
 """
 
 import __future__
@@ -31,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from autograder.checks.prerequisites import own_parts, reference_installed
 from autograder.checks.student_side import in_student_kernel, in_trusted_kernel, lending
 
 # The reference engine's modules, in the order a class name is looked up (its last
@@ -49,6 +54,11 @@ REFERENCE_MODULES = (
     "transfer",
     "capstone",
 )
+
+
+def kit_mode() -> bool:
+    """True in the student kit: no trusted kernel lends here and no reference is installed."""
+    return not in_trusted_kernel() and not reference_installed()
 
 
 def reference_modules() -> list[types.ModuleType]:
@@ -217,7 +227,13 @@ HERE_IN_STUDENT_KERNEL = "__import__('autograder.checks.given', fromlist=['_'])"
 
 @contextmanager
 def reference_methods(cls: type, *names: str) -> Iterator[None]:
-    """Inside the block, ``cls``'s methods ``names`` are the reference engine's; restored after."""
+    """Inside the block, ``cls``'s methods ``names`` are the reference engine's; restored after.
+
+    In the student kit they stay the student's own (``prerequisites.own_parts``)."""
+    if kit_mode():
+        with reference_parts({cls: names}):
+            yield
+        return
     sources = {name: part_source(f"{cls.__name__}.{name}") for name in names}
     if in_trusted_kernel():
         expression = f"{HERE_IN_STUDENT_KERNEL}.lent_methods(cls, sources)"
@@ -232,6 +248,12 @@ def reference_methods(cls: type, *names: str) -> Iterator[None]:
 @contextmanager
 def reference_parts(parts: dict[type, tuple[str, ...]]) -> Iterator[None]:
     """``reference_methods`` for several classes at once: ``{Tensor: ("add_",), ...}``."""
+    if kit_mode():  # one watch over every part: nested ones would hide each other's calls
+        owners = {cls.__name__: cls for cls in parts}
+        named = {f"{cls.__name__}.{name}": None for cls, names in parts.items() for name in names}
+        with own_parts(owners, named):
+            yield
+        return
     with ExitStack() as stack:
         for cls, names in parts.items():
             stack.enter_context(reference_methods(cls, *names))
@@ -351,6 +373,11 @@ class Exercises:
             raise KeyError(f"no exercise or part {unknown}; exercises: {sorted(self.parts)}")
         kept = {part for name in checked for part in self.parts.get(name, (name,))}
         others = [part for part in every_part if part not in kept]
+        if kit_mode():
+            exercise = {part: name for name, parts in self.parts.items() for part in parts}
+            with own_parts(self.namespace, {part: exercise[part] for part in others}):
+                yield
+            return
         sources = reference_sources(others)
         if in_trusted_kernel():
             expression = f"{HERE_IN_STUDENT_KERNEL}.lent(get_ipython().user_ns, sources)"

@@ -15,6 +15,7 @@ prints nothing but the table.
 import contextlib
 import copy
 import io
+import json
 import os
 import re
 import time
@@ -24,8 +25,6 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import nbformat
 
 from autograder.checks import display
 from autograder.checks.hidden_tests import split_hidden_tests
@@ -62,26 +61,36 @@ def visible_source(source: str) -> str:
 
 def read_checks(notebook_path: str | os.PathLike[str]) -> list[Check]:
     """The graded test cells of a notebook, in order, with the heading each one sits under."""
-    notebook = nbformat.read(os.fspath(notebook_path), as_version=4)
+    # Plain JSON, not nbformat: the student kit's kernel has no Jupyter libraries beyond
+    # IPython, and a version-4 notebook's cells need nothing more than this.
+    with open(os.fspath(notebook_path), encoding="utf-8") as file:
+        notebook = json.load(file)
     checks: list[Check] = []
     heading = ""
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            headings = _HEADING.findall(cell.source)
+    for cell in notebook.get("cells", []):
+        source = _cell_source(cell)
+        if cell.get("cell_type") == "markdown":
+            headings = _HEADING.findall(source)
             if headings:
                 heading = headings[-1].replace("`", "")
             continue
-        spec = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and spec.get("grade") and not spec.get("solution"):
+        spec = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") == "code" and spec.get("grade") and not spec.get("solution"):
             checks.append(
                 Check(
                     grade_id=str(spec.get("grade_id", cell.get("id", "?"))),
                     exercise=heading,
                     points=float(spec.get("points", 0) or 0),
-                    source=visible_source(cell.source),
+                    source=visible_source(source),
                 )
             )
     return checks
+
+
+def _cell_source(cell: Mapping[str, Any]) -> str:
+    """A cell's source as one string (the file may store it as a list of lines)."""
+    source = cell.get("source", "")
+    return source if isinstance(source, str) else "".join(source)
 
 
 def _find_notebook(notebook: str | os.PathLike[str] | None, namespace: Mapping[str, Any]) -> Path:

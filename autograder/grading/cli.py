@@ -71,6 +71,21 @@ def _translations(args: argparse.Namespace) -> int:
     return 1 if args.check and owed else 0
 
 
+def _student_kit(args: argparse.Namespace) -> int:
+    from autograder.grading.i18n.edition import edition
+    from autograder.grading.student_kit import KitError, build_kit, request
+
+    try:
+        kit = request(edition(args.edition), args.assignment, args.out)
+    except KitError as error:
+        raise UsageError(str(error)) from None
+    for path in build_kit(kit):
+        size = (kit.out / path).stat().st_size
+        print(f"{size:>10,}  {path}")
+    print(f"student kit for {', '.join(kit.assignments)} ({args.edition}) in {kit.out}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from autograder.grading.demo import main as demo_main
 
@@ -442,6 +457,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="exit 1 when an entry is untranslated or fuzzy"
     )
     translations.set_defaults(run=_translations)
+
+    kit = commands.add_parser(
+        "student-kit",
+        help="write the student kit: the kernel-side wheel (no reference engine, no grading "
+        "tools) and the release notebooks, one folder each",
+        description="Write the student kit into an empty folder. Examples: "
+        "`autograd-course student-kit --out build/kit`; "
+        "`autograd-course student-kit 00-recipe 01-worked-example --edition es --out kit-es`.",
+    )
+    kit.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
+    kit.add_argument("--edition", choices=("en", "es"), default="en", help="default: en")
+    kit.add_argument("--out", type=Path, required=True, help="a new or empty folder for the kit")
+    kit.set_defaults(run=_student_kit)
 
     demo = commands.add_parser(
         "demo", help="release, autograde the demo cohort, export and print the grade table"
