@@ -6,9 +6,12 @@ commands (autograde, feedback, export, report) work on an nbgrader course root g
 """
 
 import argparse
+import contextlib
 import os
+import shlex
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.grading.nbgrader_workspace import NbgraderError
@@ -98,6 +101,26 @@ def _course(root: Path, *assignments: str):
     return course
 
 
+@contextlib.contextmanager
+def _exclusive(course, args: argparse.Namespace) -> Iterator[None]:
+    """Hold the course root's lock meanwhile: a second command on it is bad input (exit 2)."""
+    from autograder.grading.course_lock import CourseBusy, course_lock, pid_alive
+
+    with contextlib.ExitStack() as stack:
+        try:
+            left = stack.enter_context(course_lock(course.root, args.command_line))
+        except CourseBusy as error:
+            raise UsageError(str(error)) from None
+        if left is not None:
+            now = "its pid is now another process's" if pid_alive(left.pid) else "no longer running"
+            print(
+                f"note: taking over the lock left by {left.describe()}: it ended without "
+                f"releasing it (killed?), {now}",
+                file=sys.stderr,
+            )
+        yield
+
+
 def _require_submissions(course, assignment: str) -> None:
     from autograder.grading.autograde import submitted_students
 
@@ -109,9 +132,14 @@ def _require_submissions(course, assignment: str) -> None:
 
 
 def _autograde(args: argparse.Namespace) -> int:
+    course = _course(args.root, args.assignment)
+    with _exclusive(course, args):
+        return _autograde_course(course, args)
+
+
+def _autograde_course(course, args: argparse.Namespace) -> int:
     from autograder.grading.autograde import AutogradeError, autograde, collect_zip
 
-    course = _course(args.root, args.assignment)
     try:
         if args.zip:
             collected = collect_zip(course.workdir, args.assignment, args.zip)
@@ -229,8 +257,10 @@ def _feedback(args: argparse.Namespace) -> int:
     course = _course(args.root, args.assignment)
     command = ["generate_feedback", args.assignment, "--force"]
     if args.student:
-        command += ["--student", args.student]
-    run_nbgrader(course.workdir, *command)
+        # One word with "=": an id starting with "-" is not taken for an option.
+        command.append(f"--student={args.student}")
+    with _exclusive(course, args):
+        run_nbgrader(course.workdir, *command)
     print(f"feedback written under {course.feedback}")
     return 0
 
@@ -240,7 +270,8 @@ def _export(args: argparse.Namespace) -> int:
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
-    run_nbgrader(course.workdir, "export", "--to", str(target))
+    with _exclusive(course, args):
+        run_nbgrader(course.workdir, "export", "--to", str(target))
     print(f"grades exported to {target}")
     return 0
 
@@ -448,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``autograd-course``."""
     args = build_parser().parse_args(argv)
+    # Names this run to a second command on the same course root (course_lock).
+    args.command_line = shlex.join(["autograd-course", *(sys.argv[1:] if argv is None else argv)])
     try:
         return args.run(args)
     except UsageError as error:
