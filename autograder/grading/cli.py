@@ -267,11 +267,13 @@ def _feedback(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from autograder.grading.nbgrader_workspace import run_nbgrader
+    from autograder.grading.safe_csv_export import EXPORTER
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
     with _exclusive(course, args):
-        run_nbgrader(course.workdir, "export", "--to", str(target))
+        # nbgrader's export with this package's CSV writer: quoted, formulas neutralised.
+        run_nbgrader(course.workdir, "export", f"--exporter={EXPORTER}", "--to", str(target))
     print(f"grades exported to {target}")
     return 0
 
@@ -380,7 +382,10 @@ def _add_grading_commands(commands) -> None:
     feedback.add_argument("--student", metavar="S", help="only this student (default: all)")
     feedback.set_defaults(run=_feedback)
 
-    export = commands.add_parser("export", help="export the gradebook with nbgrader export")
+    export = commands.add_parser(
+        "export",
+        help="export the gradebook with nbgrader export, as CSV safe to open in a spreadsheet",
+    )
     _add_root(export)
     export.add_argument("--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv")
     export.set_defaults(run=_export)
