@@ -312,11 +312,14 @@ def _add_grading_commands(commands) -> None:
         "on a Dask cluster (local worker processes, or --scheduler), a fresh kernel per "
         "submission, N at a time. A submission that loops, runs "
         "out of memory or kills its kernel is recorded in autograde_log.json and graded 0 "
-        "where nothing was graded; the others are unaffected. Submissions graded before "
+        "where nothing was graded; the others are unaffected. A file nbgrader cannot grade "
+        "(not a notebook, unknown grade ids) is that student's 0, status invalid-notebook "
+        "with the reason. Submissions graded before "
         "and unchanged since are skipped unless --force. Exit status 0 when every "
-        "submission has its grade (a student's timeout, memory or dead kernel is one: 0, "
-        "flagged); 1 when any failed to grade (status error, the grader's fault: every one, "
-        "or some, the others then recorded and scanned); 2 for bad input.",
+        "submission has its grade (a student's timeout, memory, dead kernel or invalid "
+        "notebook is one: 0, flagged); 1 when any failed to grade (status error, the "
+        "grader's fault: every one, or some, the others then recorded and scanned); 2 for "
+        "bad input.",
     )
     grade.add_argument("assignment", help="assignment id, a folder of the course's source/")
     _add_root(grade)
@@ -336,7 +339,7 @@ def _add_grading_commands(commands) -> None:
         action="extend",
         nargs="+",
         metavar="S",
-        help="grade (again) only these students",
+        help="grade (again) only these students (an id starting with '-': --student=-ID)",
     )
     grade.add_argument("--force", action="store_true", help="regrade submissions graded before")
     grade.add_argument(
@@ -379,7 +382,11 @@ def _add_grading_commands(commands) -> None:
     )
     feedback.add_argument("assignment", help="assignment id")
     _add_root(feedback)
-    feedback.add_argument("--student", metavar="S", help="only this student (default: all)")
+    feedback.add_argument(
+        "--student",
+        metavar="S",
+        help="only this student (default: all; an id starting with '-': --student=-ID)",
+    )
     feedback.set_defaults(run=_feedback)
 
     export = commands.add_parser(
