@@ -15,9 +15,10 @@ from tiny_course import graded_cell
 from autograder.grading.autograde import load_course, read_log_json
 from autograder.grading.cli import main
 from autograder.grading.integrity import FLAGS_NAME
+from autograder.grading.integrity.scan import scan_notebook
 from autograder.grading.metadata_restore import RestoreError, restored
 from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
-from autograder.grading.repo_paths import notebook_path
+from autograder.grading.repo_paths import COURSE_DIR, assignments, notebook_path
 from autograder.grading.scores import cell_scores
 
 pytestmark = pytest.mark.slow
@@ -211,3 +212,18 @@ def test_stripped_metadata_is_matched_by_content_around_added_cells(template):
     mine.cells.insert(4, nbformat.v4.new_code_cell("x = 1"))
     with pytest.raises(RestoreError, match="cannot tell which cell is 'setup'"):
         restored(mine, given)
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_each_real_release_stripped_gets_its_metadata_back_and_no_flag(assignment, tmp_path):
+    path = notebook_path(COURSE_DIR, assignment)
+    given = nbformat.read(path, 4)
+    back = restored(stripped(given), given)
+    assert [c.metadata.get("nbgrader") for c in back.cells] == [
+        c.metadata.get("nbgrader") for c in given.cells
+    ]
+    handed_in = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(stripped(given), handed_in)
+    assert scan_notebook(handed_in, "ada", assignment, path) == scan_notebook(
+        path, "ada", assignment, path
+    )
