@@ -78,6 +78,8 @@ def busy_message(root: Path, fd: int) -> str:
         time.sleep(0.2)
         holder = read_holder(fd)
     who = holder.describe() if holder else "another process"
+    if holder and not pid_alive(holder.pid):  # a process it started still has the file open
+        who = f"a process left behind by {who}, which is no longer running"
     return f"{root} is in use by {who}; wait for it to finish or stop it, then run this again"
 
 
