@@ -6,9 +6,12 @@ commands (autograde, feedback, export, report) work on an nbgrader course root g
 """
 
 import argparse
+import contextlib
 import os
+import shlex
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.grading.nbgrader_workspace import NbgraderError
@@ -113,6 +116,26 @@ def _course(root: Path, *assignments: str):
     return course
 
 
+@contextlib.contextmanager
+def _exclusive(course, args: argparse.Namespace) -> Iterator[None]:
+    """Hold the course root's lock meanwhile: a second command on it is bad input (exit 2)."""
+    from autograder.grading.course_lock import CourseBusy, course_lock, pid_alive
+
+    with contextlib.ExitStack() as stack:
+        try:
+            left = stack.enter_context(course_lock(course.root, args.command_line))
+        except CourseBusy as error:
+            raise UsageError(str(error)) from None
+        if left is not None:
+            now = "its pid is now another process's" if pid_alive(left.pid) else "no longer running"
+            print(
+                f"note: taking over the lock left by {left.describe()}: it ended without "
+                f"releasing it (killed?), {now}",
+                file=sys.stderr,
+            )
+        yield
+
+
 def _require_submissions(course, assignment: str) -> None:
     from autograder.grading.autograde import submitted_students
 
@@ -124,9 +147,14 @@ def _require_submissions(course, assignment: str) -> None:
 
 
 def _autograde(args: argparse.Namespace) -> int:
+    course = _course(args.root, args.assignment)
+    with _exclusive(course, args):
+        return _autograde_course(course, args)
+
+
+def _autograde_course(course, args: argparse.Namespace) -> int:
     from autograder.grading.autograde import AutogradeError, autograde, collect_zip
 
-    course = _course(args.root, args.assignment)
     try:
         if args.zip:
             collected = collect_zip(course.workdir, args.assignment, args.zip)
@@ -245,18 +273,23 @@ def _feedback(args: argparse.Namespace) -> int:
     course = _course(args.root, args.assignment)
     command = ["generate_feedback", args.assignment, "--force"]
     if args.student:
-        command += ["--student", args.student]
-    run_nbgrader(course.workdir, *command)
+        # One word with "=": an id starting with "-" is not taken for an option.
+        command.append(f"--student={args.student}")
+    with _exclusive(course, args):
+        run_nbgrader(course.workdir, *command)
     print(f"feedback written under {course.feedback}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from autograder.grading.nbgrader_workspace import run_nbgrader
+    from autograder.grading.safe_csv_export import EXPORTER
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
-    run_nbgrader(course.workdir, "export", "--to", str(target))
+    with _exclusive(course, args):
+        # nbgrader's export with this package's CSV writer: quoted, formulas neutralised.
+        run_nbgrader(course.workdir, "export", f"--exporter={EXPORTER}", "--to", str(target))
     print(f"grades exported to {target}")
     return 0
 
@@ -295,11 +328,14 @@ def _add_grading_commands(commands) -> None:
         "on a Dask cluster (local worker processes, or --scheduler), a fresh kernel per "
         "submission, N at a time. A submission that loops, runs "
         "out of memory or kills its kernel is recorded in autograde_log.json and graded 0 "
-        "where nothing was graded; the others are unaffected. Submissions graded before "
+        "where nothing was graded; the others are unaffected. A file nbgrader cannot grade "
+        "(not a notebook, unknown grade ids) is that student's 0, status invalid-notebook "
+        "with the reason. Submissions graded before "
         "and unchanged since are skipped unless --force. Exit status 0 when every "
-        "submission has its grade (a student's timeout, memory or dead kernel is one: 0, "
-        "flagged); 1 when any failed to grade (status error, the grader's fault: every one, "
-        "or some, the others then recorded and scanned); 2 for bad input.",
+        "submission has its grade (a student's timeout, memory, dead kernel or invalid "
+        "notebook is one: 0, flagged); 1 when any failed to grade (status error, the "
+        "grader's fault: every one, or some, the others then recorded and scanned); 2 for "
+        "bad input.",
     )
     grade.add_argument("assignment", help="assignment id, a folder of the course's source/")
     _add_root(grade)
@@ -326,7 +362,7 @@ def _add_grading_commands(commands) -> None:
         action="extend",
         nargs="+",
         metavar="S",
-        help="grade (again) only these students",
+        help="grade (again) only these students (an id starting with '-': --student=-ID)",
     )
     grade.add_argument("--force", action="store_true", help="regrade submissions graded before")
     grade.add_argument(
@@ -369,10 +405,17 @@ def _add_grading_commands(commands) -> None:
     )
     feedback.add_argument("assignment", help="assignment id")
     _add_root(feedback)
-    feedback.add_argument("--student", metavar="S", help="only this student (default: all)")
+    feedback.add_argument(
+        "--student",
+        metavar="S",
+        help="only this student (default: all; an id starting with '-': --student=-ID)",
+    )
     feedback.set_defaults(run=_feedback)
 
-    export = commands.add_parser("export", help="export the gradebook with nbgrader export")
+    export = commands.add_parser(
+        "export",
+        help="export the gradebook with nbgrader export, as CSV safe to open in a spreadsheet",
+    )
     _add_root(export)
     export.add_argument("--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv")
     export.set_defaults(run=_export)
@@ -484,6 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``autograd-course``."""
     args = build_parser().parse_args(argv)
+    # Names this run to a second command on the same course root (course_lock).
+    args.command_line = shlex.join(["autograd-course", *(sys.argv[1:] if argv is None else argv)])
     try:
         return args.run(args)
     except UsageError as error:

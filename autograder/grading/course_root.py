@@ -87,7 +87,16 @@ def absolute_db_url(db_url: str, folder: Path) -> str:
 
 
 def check_ids(kind: str, ids: Iterable[str]) -> None:
-    """Refuse ids longer than the gradebook's columns hold, naming each (shortened)."""
+    """Refuse ids longer than the gradebook's columns hold, or with spaces around them
+    (nbgrader finds no notebook for such an id), naming each (shortened)."""
+    ids = list(ids)
+    padded = sorted(i for i in ids if i != i.strip())
+    if padded:
+        shown = ", ".join(repr(i[:40]) for i in padded)
+        raise AutogradeError(
+            f"{kind} ids with leading or trailing spaces, which nbgrader cannot grade: "
+            f"{shown}; rename them (their folders) without the spaces first"
+        )
     too_long = sorted(i for i in ids if len(i) > MAX_ID_LENGTH)
     if too_long:
         shown = ", ".join(f"{i[:40]!r}... ({len(i)} characters)" for i in too_long)

@@ -32,6 +32,10 @@ What nbgrader 0.9 does with faulty code, and what happens here:
   more; if it dies again, recorded as ``kernel-died``, 0 on every cell and flagged. A
   worker process that dies is restarted by Dask and its job run elsewhere; a job that
   kills every worker it runs on ends as Dask's ``KilledWorker``: ``kernel-died`` too.
+- a file nbgrader cannot grade (not JSON, not a notebook, grade ids it does not know):
+  nbgrader fails the whole submission with its own exception. Found before the job is
+  sent (``notebook_check``) and recorded as ``invalid-notebook``, 0 on every cell, with
+  the reason; a notebook whose nbgrader metadata was stripped is restored and graded.
 - the wall-clock limit kills the job's kernel (a kernel that ignores the interrupt, so
   every cell waits its whole timeout): ``timeout``, 0 on every cell, flagged.
 
@@ -42,8 +46,9 @@ its result), ``dask_cluster`` (the cluster, jobs sent and results recorded once)
 kernel), ``sandbox`` (bubblewrap), ``processes`` (finding and killing a job's leftover
 processes), ``orphans`` (the grading process's sweep of a local cluster's orphans),
 ``overruns`` (the time limit of a stopped local worker), ``in_flight`` (jobs in flight
-when a run died), ``classify`` (statuses), ``merge`` (into the course gradebook), ``log``
-(autograde_log.json), ``status_line``, ``zip_collect`` and ``run`` (``autograde`` itself).
+when a run died), ``notebook_check`` (files nbgrader cannot grade), ``classify``
+(statuses), ``merge`` (into the course gradebook), ``log`` (autograde_log.json),
+``status_line``, ``zip_collect`` and ``run`` (``autograde`` itself).
 """
 
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook

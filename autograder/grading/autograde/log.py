@@ -10,7 +10,9 @@ from autograder.grading.course_root import AutogradeError
 from autograder.grading.json_records import append_records, read_records
 
 LOG_NAME = "autograde_log.json"
-STATUSES = ("graded", "timeout", "kernel-died", "memory", "error", "skipped")
+# A file nbgrader cannot grade (not a notebook, unknown grade ids): the student's, 0.
+INVALID_NOTEBOOK = "invalid-notebook"
+STATUSES = ("graded", "timeout", "kernel-died", "memory", INVALID_NOTEBOOK, "error", "skipped")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from autograder.grading.course_root import Course
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.record import record_runtime_flags
 from autograder.grading.integrity.runtime_record import in_run_order, runtime_flags
-from autograder.grading.integrity.scan import default_release
+from autograder.grading.integrity.scan import default_release, with_metadata
 from autograder.grading.repo_paths import notebook_path
 
 OUTPUT_LOGS = "autograde_logs"  # full nbgrader output of each job: root/autograde_logs/A/S.txt
@@ -110,7 +110,11 @@ def job_runtime_flags(course: Course, result: JobResult) -> list[Flag]:
     ]
     if not notebooks:
         submitted = sorted((course.submitted / job.student / job.assignment).glob("*.ipynb"))
-        notebooks = [(in_run_order(nbformat.read(path, as_version=4)), False) for path in submitted]
+        # As graded: with the metadata an editor stripped put back (checked before grading).
+        notebooks = [
+            (in_run_order(with_metadata(nbformat.read(path, as_version=4), release)), False)
+            for path in submitted
+        ]
     flags = []
     for notebook, complete in notebooks:
         flags += runtime_flags(

@@ -28,8 +28,14 @@ from autograder.grading.autograde.jobs import (
     config_as_dict,
     failed,
 )
-from autograder.grading.autograde.log import GradingRun, append_log
+from autograder.grading.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
 from autograder.grading.autograde.merge import finish_job
+from autograder.grading.autograde.notebook_check import (
+    InvalidNotebook,
+    KnownNotebook,
+    checked_submission,
+    known_notebooks,
+)
 from autograder.grading.autograde.orphans import sweeping
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.sandbox import (
@@ -138,8 +144,8 @@ def autograde(
                 for student in to_grade
             ]
 
-            def record(result: JobResult) -> None:
-                graded = replace(finish_job(course, result), sandbox=sandbox_label)
+            def record(result: JobResult, sandbox: str = sandbox_label) -> None:
+                graded = replace(finish_job(course, result), sandbox=sandbox)
                 append_log(course.root, [graded])
                 in_flight.clear(course, assignment, result.job.student)
                 run.records.append(graded)
@@ -166,11 +172,29 @@ def autograde(
                     after_each=sweeper.sweep if sweeper is not None else lambda: None,
                 )
 
+            invalid = screen_submissions(files, known_notebooks(course, assignment))
+            for job in jobs:
+                if job.student in invalid:  # nothing runs: no sandbox to name
+                    reason = invalid[job.student]
+                    record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
+            jobs = [job for job in jobs if job.student not in invalid]
             grade_after_deaths(course, jobs, students is None, record, grade)
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     run.wall_seconds = time.perf_counter() - started
     return run
+
+
+def screen_submissions(files: RunFiles, known: list[KnownNotebook]) -> dict[str, str]:
+    """Student -> why nbgrader cannot grade their submission, for those it cannot; the
+    others' files in ``files`` replaced by what is to be graded (metadata restored)."""
+    invalid = {}
+    for student, submission in files.submissions.items():
+        try:
+            files.submissions[student] = checked_submission(submission, known)
+        except InvalidNotebook as error:
+            invalid[student] = str(error)
+    return invalid
 
 
 def grade_after_deaths(

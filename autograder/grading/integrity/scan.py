@@ -5,11 +5,14 @@ The entry points a grader runs; a broken notebook becomes an "unreadable" flag, 
 
 from pathlib import Path
 
+import nbformat
+
 from autograder.grading.integrity.cells import StudentCell, read_notebook, student_cells
 from autograder.grading.integrity.code_rules import scan_code
 from autograder.grading.integrity.flags import Finding, Flag
 from autograder.grading.integrity.locked import locked_cell_findings
 from autograder.grading.integrity.notebook_names import NotebookNames, notebook_names
+from autograder.grading.metadata_restore import RestoreError, has_nbgrader_metadata, restored
 from autograder.grading.repo_paths import COURSE_DIR, notebook_path
 
 
@@ -38,11 +41,36 @@ def scan_notebook(
     the submission's. Without it, the course's own release of ``assignment`` is used.
     """
     release_path = release_notebook or default_release(assignment)
-    try:
-        notebook = read_notebook(path)
-    except Exception as error:  # a broken file must not stop the scan of a whole cohort
-        return [Flag(student, assignment, "", 0, "unreadable", f"{path.name}: {error}")]
     release = read_notebook(release_path) if release_path else None
+    try:
+        notebook = with_metadata(read_notebook(path), release)
+        return notebook_flags(notebook, release, student, assignment)
+    except Exception as error:  # a broken file must not stop the scan of a whole cohort
+        reason = (str(error).splitlines() or [type(error).__name__])[0]
+        return [Flag(student, assignment, "", 0, "unreadable", f"{path.name}: {reason}")]
+
+
+def with_metadata(
+    notebook: nbformat.NotebookNode, release: nbformat.NotebookNode | None
+) -> nbformat.NotebookNode:
+    """The notebook with the nbgrader metadata an editor stripped put back from the release,
+    as autograde grades it, so the course's own cells are not taken for the student's;
+    RestoreError (an unreadable notebook) when its cells cannot be matched."""
+    if release is None or has_nbgrader_metadata(notebook):
+        return notebook
+    try:
+        return restored(notebook, release)
+    except RestoreError as error:
+        raise RestoreError(f"no nbgrader metadata and {error}") from None
+
+
+def notebook_flags(
+    notebook: nbformat.NotebookNode,
+    release: nbformat.NotebookNode | None,
+    student: str,
+    assignment: str,
+) -> list[Flag]:
+    """Flags of one readable notebook: its student cells, and its locked cells' changes."""
     names = notebook_names(notebook, release or notebook)
     flags = [
         finding.flag(student, assignment, cell.label)

@@ -1,0 +1,229 @@
+"""Submissions nbgrader cannot grade are the student's ``invalid-notebook`` (0, a one-line
+reason, exit 0), never the grader's ``error``; a notebook whose editor stripped its nbgrader
+metadata is graded as handed in, and the course's own cells raise no flag; ids starting
+with "-" work; ids with spaces around them are refused before anything runs."""
+
+import contextlib
+import copy
+import io
+import json
+
+import nbformat
+import pytest
+from tiny_course import graded_cell
+
+from autograder.grading.autograde import load_course, read_log_json
+from autograder.grading.cli import main
+from autograder.grading.integrity import FLAGS_NAME
+from autograder.grading.integrity.scan import scan_notebook
+from autograder.grading.metadata_restore import RestoreError, restored
+from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
+from autograder.grading.repo_paths import COURSE_DIR, assignments, notebook_path
+from autograder.grading.scores import cell_scores
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENT = "hostile"
+# The course's setup cell imports torch, as the real notebooks' do: the integrity scan
+# flags that in a student's cell, never in the course's own (never run here).
+SETUP = "import numpy as np\n\nif False:\n    import torch"
+CORRECT = "answer = 42"
+
+
+def course_cells() -> list[nbformat.NotebookNode]:
+    """An intro, a locked setup cell, the solution cell and its graded test."""
+    setup = nbformat.v4.new_code_cell(SETUP)
+    setup.metadata["nbgrader"] = {
+        "grade": False,
+        "grade_id": "setup",
+        "locked": True,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    answer = nbformat.v4.new_code_cell("answer = None")
+    answer.metadata["nbgrader"] = {
+        "grade": False,
+        "grade_id": "answer",
+        "locked": False,
+        "schema_version": 3,
+        "solution": True,
+        "task": False,
+    }
+    intro = nbformat.v4.new_markdown_cell("# Hostile files")
+    return [intro, setup, answer, graded_cell("test_answer", "assert answer == 42")]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    base = tmp_path_factory.mktemp("hostile")
+    path = notebook_path(base / "solutions", ASSIGNMENT)
+    path.parent.mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=course_cells()), path)
+    root = create_workspace(base / "template", base / "solutions")
+    run_nbgrader(root, "generate_assignment", ASSIGNMENT)
+    return root
+
+
+def release(root) -> nbformat.NotebookNode:
+    return nbformat.read(notebook_path(root / "release", ASSIGNMENT), 4)
+
+
+def answered(root, code: str = CORRECT) -> nbformat.NotebookNode:
+    notebook = release(root)
+    notebook.cells[2].source = code
+    return notebook
+
+
+def stripped(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """As some editors save it: no cell keeps its nbgrader metadata."""
+    notebook = copy.deepcopy(notebook)
+    for cell in notebook.cells:
+        cell.metadata.pop("nbgrader", None)
+    return notebook
+
+
+def bad_files(root) -> dict[str, bytes]:
+    """Student -> the bytes of a notebook nbgrader cannot grade."""
+    good = answered(root)
+    source_not_text = json.loads(nbformat.writes(good))
+    source_not_text["cells"][2]["source"] = 42
+    renamed = copy.deepcopy(good)
+    renamed.cells[3].metadata["nbgrader"]["grade_id"] = "test_answer_renamed"
+    added = copy.deepcopy(good)
+    added.cells.append(graded_cell("test_free_points", "pass"))
+    ambiguous = stripped(good)  # two cells where the release has the solution alone
+    ambiguous.cells.insert(3, nbformat.v4.new_code_cell("print(answer)"))
+    return {
+        "not-json": b"hello, grader",
+        "empty": b"",
+        "not-a-notebook": b'{"homework": "done"}',
+        "source-not-text": json.dumps(source_not_text).encode(),
+        "renamed-grade-id": nbformat.writes(renamed).encode(),
+        "added-graded-cell": nbformat.writes(added).encode(),
+        "stripped-ambiguous": nbformat.writes(ambiguous).encode(),
+    }
+
+
+REASONS = {
+    "not-json": "hostile.ipynb is not JSON",
+    "empty": "hostile.ipynb is empty",
+    "not-a-notebook": "hostile.ipynb is not a valid notebook",
+    "source-not-text": "hostile.ipynb is not a valid notebook",
+    "renamed-grade-id": "grade id 'test_answer_renamed', which is not one of the assignment's",
+    "added-graded-cell": "grade id 'test_free_points', which is not one of the assignment's",
+    "stripped-ambiguous": "has no nbgrader metadata and cannot tell which cell is 'answer'",
+}
+
+
+def hand_in(root, student: str, data: bytes) -> None:
+    target = notebook_path(root / "submitted" / student, ASSIGNMENT)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def graded(template, tmp_path_factory):
+    """Every hostile file, an honest student, a stripped one and "-rf", graded by the CLI;
+    then the same command run again (its exit status and output kept too)."""
+    root = copy_workspace(template, tmp_path_factory.mktemp("graded") / "course")
+    for student, data in bad_files(root).items():
+        hand_in(root, student, data)
+    hand_in(root, "honest", nbformat.writes(answered(root)).encode())
+    hand_in(root, "-rf", nbformat.writes(answered(root)).encode())
+    hand_in(root, "stripped", nbformat.writes(stripped(answered(root))).encode())
+    argv = ["autograde", ASSIGNMENT, "--root", str(root), "--verdicts", "kernel"]
+    runs = []
+    for _ in range(2):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            status = main(argv)
+        runs.append((status, output.getvalue()))
+    return root, runs
+
+
+def test_files_nbgrader_cannot_grade_are_the_students_zero_not_an_error(graded):
+    root, runs = graded
+    (status, output), (again, output_again) = runs
+    assert status == 0, output
+    assert again == 0, output_again  # a rerun does not fail either
+    assert "every submission failed" not in output_again and "error" not in output_again
+    latest = {r["student"]: r for r in read_log_json(root)}
+    db_url = load_course(root).db_url
+    for student, reason in REASONS.items():
+        record = latest[student]
+        assert record["status"] == "invalid-notebook", record
+        assert reason in record["message"] and "\n" not in record["message"], record
+        assert f"{student}: invalid-notebook: " in output
+        assert cell_scores(db_url, student, ASSIGNMENT)["test_answer"].score == 0
+    for student in ("honest", "-rf", "stripped"):
+        assert latest[student]["status"] == "graded", latest[student]
+        assert cell_scores(db_url, student, ASSIGNMENT)["test_answer"].score == 1, student
+    assert "integrity scan:" in output and "integrity scan:" in output_again
+
+
+def test_the_scan_runs_and_never_flags_the_courses_own_cells(graded):
+    root, _ = graded
+    flags = json.loads((root / FLAGS_NAME).read_text())
+    students = {flag["student"] for flag in flags}
+    assert not students & {"honest", "-rf", "stripped"}, flags
+    unreadable = {f["student"] for f in flags if f["rule"] == "unreadable"}
+    assert unreadable == set(REASONS) - {"renamed-grade-id", "added-graded-cell"}, flags
+
+
+def test_the_submission_on_disk_is_left_as_handed_in(graded):
+    root, _ = graded
+    on_disk = nbformat.read(notebook_path(root / "submitted" / "stripped", ASSIGNMENT), 4)
+    assert not any("nbgrader" in cell.metadata for cell in on_disk.cells)
+    autograded = nbformat.read(notebook_path(root / "autograded" / "stripped", ASSIGNMENT), 4)
+    assert autograded.cells[3].metadata["nbgrader"]["grade_id"] == "test_answer"
+
+
+def test_a_student_id_starting_with_a_dash_works_in_every_command(graded, capsys):
+    root, _ = graded
+    argv = ["--root", str(root), "--student=-rf"]
+    assert main(["autograde", ASSIGNMENT, *argv, "--verdicts", "kernel"]) == 0
+    assert "1 graded" in capsys.readouterr().out
+    assert main(["feedback", ASSIGNMENT, *argv]) == 0
+    assert (root / "feedback" / "-rf" / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()
+    assert not (root / "feedback" / "honest").exists()
+
+
+def test_ids_with_spaces_around_them_are_refused_before_anything_runs(template, tmp_path, capsys):
+    root = copy_workspace(template, tmp_path / "course")
+    hand_in(root, "ada", nbformat.writes(answered(root)).encode())
+    hand_in(root, " bob", nbformat.writes(answered(root)).encode())
+    assert main(["autograde", ASSIGNMENT, "--root", str(root)]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "leading or trailing spaces" in error[0] and "' bob'" in error[0]
+    assert not (root / "autograded").exists()
+
+
+def test_stripped_metadata_is_matched_by_content_around_added_cells(template):
+    given = release(template)
+    mine = stripped(answered(template))
+    mine.cells.insert(0, nbformat.v4.new_markdown_cell("my notes"))
+    mine.cells.insert(2, nbformat.v4.new_code_cell("import math"))  # between intro and setup
+    back = restored(mine, given)
+    ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in back.cells]
+    assert ids == [None, None, None, "setup", "answer", "test_answer"]
+    assert back.cells[4].source == CORRECT
+    mine.cells[3].source = "import os"  # the setup cell edited and the solution beside it
+    mine.cells.insert(4, nbformat.v4.new_code_cell("x = 1"))
+    with pytest.raises(RestoreError, match="cannot tell which cell is 'setup'"):
+        restored(mine, given)
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_each_real_release_stripped_gets_its_metadata_back_and_no_flag(assignment, tmp_path):
+    path = notebook_path(COURSE_DIR, assignment)
+    given = nbformat.read(path, 4)
+    back = restored(stripped(given), given)
+    assert [c.metadata.get("nbgrader") for c in back.cells] == [
+        c.metadata.get("nbgrader") for c in given.cells
+    ]
+    handed_in = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(stripped(given), handed_in)
+    assert scan_notebook(handed_in, "ada", assignment, path) == scan_notebook(
+        path, "ada", assignment, path
+    )
