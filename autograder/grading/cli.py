@@ -114,8 +114,8 @@ def _autograde(args: argparse.Namespace) -> int:
     course = _course(args.root, args.assignment)
     try:
         if args.zip:
-            collected = collect_zip(course.workdir, args.assignment, args.zip)
-            print(f"collected {len(collected)} submissions from {args.zip}", file=sys.stderr)
+            collection = collect_zip(course.workdir, args.assignment, args.zip)
+            _print_collection(collection, args.zip)
         _require_submissions(course, args.assignment)
         run = autograde(
             course.workdir,
@@ -159,6 +159,18 @@ def _autograde(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _print_collection(collection, zip_path: Path) -> None:
+    """What collecting a zip did: how many were collected, each refused upload in one line."""
+    refused = collection.refused
+    print(
+        f"collected {len(collection.collected)} submissions from {zip_path}"
+        + (f"; {len(refused)} refused (collect_log.json)" if refused else ""),
+        file=sys.stderr,
+    )
+    for refusal in refused:
+        print(f"  {refusal.student or '(no student)'}: {refusal.reason}", file=sys.stderr)
 
 
 def _scan(course, assignment: str, zero_flagged: bool) -> None:
