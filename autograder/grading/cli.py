@@ -236,10 +236,11 @@ def _mutate(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
+    from autograder.grading.feedback_exporter import exporter_options
     from autograder.grading.nbgrader_workspace import run_nbgrader
 
     course = _course(args.root, args.assignment)
-    command = ["generate_feedback", args.assignment, "--force"]
+    command = ["generate_feedback", args.assignment, "--force", *exporter_options(course.config)]
     if args.student:
         command += ["--student", args.student]
     run_nbgrader(course.workdir, *command)
