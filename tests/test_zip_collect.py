@@ -101,13 +101,27 @@ def test_symlink_and_special_members_are_refused(mode, kind, tmp_path):
     assert reasons(vetting)["ann"].startswith(kind)
 
 
-def test_a_corrupt_member_refuses_its_student_only(tmp_path):
+def encrypted(data: bytes) -> bytes:
+    """``data`` with its first member marked encrypted (general purpose flag bit 0) in both
+    of its headers, as a zip made with a password says."""
+    marked = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        marked[marked.find(signature) + offset] |= 0x01
+    return bytes(marked)
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [(None, ""), (encrypted, "encrypted")],  # "": Bad CRC, or zlib
+)
+def test_a_corrupt_or_encrypted_member_refuses_its_student_only(damage, said, tmp_path):
     data = zip_bytes((f"ann_{A}.ipynb", NOTEBOOK), (f"bob_{A}.ipynb", NOTEBOOK))
     path = tmp_path / "download.zip"
-    path.write_bytes(damaged_member(data, f"ann_{A}.ipynb"))
+    path.write_bytes(damage(data) if damage else damaged_member(data, f"ann_{A}.ipynb"))
     vetting = vet_download(path, A)
     assert vetting.notebooks == {"bob": NOTEBOOK}
     assert reasons(vetting)["ann"].startswith(f"unreadable member 'ann_{A}.ipynb'")
+    assert said in reasons(vetting)["ann"]
 
 
 def test_sizes_are_bounded_by_declared_and_actual_size(tmp_path):
@@ -191,7 +205,7 @@ def test_a_hostile_download_is_collected_by_nbgrader_per_student(tmp_path):
     files = [p for p in (root / "submitted").rglob("*") if not p.is_dir()]
     assert sorted(p.parent.parent.name for p in files) == ["bob", "carol"]
     assert all(p.read_bytes() == release for p in files)
-    assert not [p for p in root.rglob("*") if p.stat().st_mode & stat.S_IWOTH], "world-writable"
+    assert not [p for p in files if p.stat().st_mode & stat.S_IWOTH], "world-writable"
     assert not list(tmp_path.glob("eve*")) and not list(root.glob(".zip-collect-*"))
     log = json.loads((root / COLLECT_LOG_NAME).read_text())
     assert {(r["student"], r["status"]) for r in log} == {

@@ -43,7 +43,8 @@ kernel), ``sandbox`` (bubblewrap), ``processes`` (finding and killing a job's le
 processes), ``orphans`` (the grading process's sweep of a local cluster's orphans),
 ``overruns`` (the time limit of a stopped local worker), ``in_flight`` (jobs in flight
 when a run died), ``classify`` (statuses), ``merge`` (into the course gradebook), ``log``
-(autograde_log.json), ``status_line``, ``zip_collect`` and ``run`` (``autograde`` itself).
+(autograde_log.json), ``status_line``, ``zip_vetting`` (reading an LMS zip safely),
+``zip_collect`` and ``run`` (``autograde`` itself).
 """
 
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook
