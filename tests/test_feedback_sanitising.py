@@ -175,6 +175,7 @@ def chromium_page():
             browser.close()
 
 
+@pytest.mark.slow
 def test_a_graded_feedback_page_in_chromium_runs_no_student_markup(chromium_page, tmp_path):
     started = time.perf_counter()
     root = tiny_course(tmp_path / "tiny")

@@ -179,6 +179,7 @@ def test_an_unreadable_download_exits_2_with_the_reason_first(damage, tmp_path, 
     assert len(error) == 1 and error[0].startswith(f"error: {path} is not a")
 
 
+@pytest.mark.slow
 def test_a_hostile_download_is_collected_by_nbgrader_per_student(tmp_path):
     root = tiny_course(tmp_path / "tiny")
     release = notebook_path(root / "release", ASSIGNMENT).read_bytes()
