@@ -159,6 +159,19 @@ def test_duplicates_are_that_students_outcome(tmp_path):
     assert reasons(vetting)["ann"].startswith("2 different notebooks for one student")
 
 
+def test_ids_that_cannot_be_filed_are_refused(tmp_path):
+    long = "x" * 129
+    vetting = vet(
+        tmp_path,
+        (f"{long}_{A}.ipynb", NOTEBOOK),
+        (f"ev\nil/{A}.ipynb", NOTEBOOK),
+        (f"bob_{A}.ipynb", NOTEBOOK),
+    )
+    assert vetting.notebooks == {"bob": NOTEBOOK}
+    assert reasons(vetting)[long].startswith("an id longer than 128 characters")
+    assert reasons(vetting)["ev\nil"] == "an id with an unprintable character: 'ev\\nil'"
+
+
 @pytest.mark.parametrize("damage", ["not a zip", "central directory"])
 def test_an_unreadable_download_exits_2_with_the_reason_first(damage, tmp_path, capsys):
     root = tmp_path / "course"

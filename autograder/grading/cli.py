@@ -170,7 +170,8 @@ def _print_collection(collection, zip_path: Path) -> None:
         file=sys.stderr,
     )
     for refusal in refused:
-        print(f"  {refusal.student or '(no student)'}: {refusal.reason}", file=sys.stderr)
+        student = refusal.student if refusal.student.isprintable() else repr(refusal.student)
+        print(f"  {student or '(no student)'}: {refusal.reason}", file=sys.stderr)
 
 
 def _scan(course, assignment: str, zero_flagged: bool) -> None:

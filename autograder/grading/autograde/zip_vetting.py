@@ -175,46 +175,43 @@ def vet_download(
                 if problem:  # nothing of it is written anywhere; said so it is not missed
                     vetting.refused.append(Refusal("", info.filename, f"ignored: {problem}"))
                 continue
+            problem = id_problem(student) or (f"{problem}: {info.filename!r}" if problem else None)
             if problem:
-                reason = f"{problem}: {info.filename!r}"
-                vetting.refused.append(Refusal(student, info.filename, reason))
+                vetting.refused.append(Refusal(student, info.filename, problem))
             elif match or is_archive(info.filename, b""):
                 members[student].append(info)
         total = 0
-        for student in sorted(members):
-            if student in vetting.refused_students:
+        for student in sorted(set(members) - set(vetting.refused_students)):
+            content = _one_notebook(archive, members[student], max_notebook, vetting, student)
+            if content is None:
                 continue
-            notebooks = _read_notebooks(archive, members[student], max_notebook, vetting, student)
-            if notebooks is None:
-                continue
-            if len(set(notebooks.values())) > 1:
-                names = ", ".join(repr(n) for n in sorted(notebooks))
-                reason = f"{len(notebooks)} different notebooks for one student: {names}"
-                vetting.refused.append(Refusal(student, sorted(notebooks)[0], reason))
-                continue
-            content = next(iter(notebooks.values()))
             if total + len(content) > max_total:
                 reason = f"the download's notebooks pass the total limit of {max_total} bytes"
-                vetting.refused.append(Refusal(student, sorted(notebooks)[0], reason))
-                continue
-            if len(student) > MAX_ID_LENGTH:
-                reason = f"an id longer than {MAX_ID_LENGTH} characters (nbgrader's gradebook)"
-                vetting.refused.append(Refusal(student, sorted(notebooks)[0], reason))
+                vetting.refused.append(Refusal(student, members[student][0].filename, reason))
                 continue
             total += len(content)
             vetting.notebooks[student] = content
     return vetting
 
 
-def _read_notebooks(
+def id_problem(student: str) -> str | None:
+    """Why a student id from a member's name cannot be filed, or None."""
+    if len(student) > MAX_ID_LENGTH:
+        return f"an id longer than {MAX_ID_LENGTH} characters (nbgrader's gradebook)"
+    if not student.isprintable():  # a newline or control character in a folder name
+        return f"an id with an unprintable character: {student!r}"
+    return None
+
+
+def _one_notebook(
     archive: zipfile.ZipFile,
     infos: list[zipfile.ZipInfo],
     limit: int,
     vetting: Vetting,
     student: str,
-) -> dict[str, bytes] | None:
-    """member name -> bytes of one student's notebooks; None, with the refusal recorded,
-    when one of the student's members is an archive, damaged or too large."""
+) -> bytes | None:
+    """The student's one notebook; None, with the refusal recorded, when one of their
+    members is an archive, damaged or too large, or their notebooks differ."""
     notebooks = {}
     for info in infos:
         name = info.filename
@@ -236,4 +233,9 @@ def _read_notebooks(
             vetting.refused.append(Refusal(student, name, reason))
             return None
         notebooks[name] = content
-    return notebooks
+    if len(set(notebooks.values())) > 1:  # the same bytes twice leave no doubt
+        names = ", ".join(repr(n) for n in sorted(notebooks))
+        reason = f"{len(notebooks)} different notebooks for one student: {names}"
+        vetting.refused.append(Refusal(student, sorted(notebooks)[0], reason))
+        return None
+    return next(iter(notebooks.values()))
