@@ -10,6 +10,7 @@ always shows SVG as an image (where its scripts never run). The page's own scrip
 """
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,13 @@ class FeedbackExporter(HTMLExporter):
         """nbconvert's markdown rendering (math kept as text for MathJax), then cleaned."""
         return clean_html(super().markdown2html(context, source))
 
-    def default_filters(self):
+    def default_filters(self) -> Iterator[tuple[str, Any]]:
         """nbconvert's filters, with ``clean_html`` the project's sanitiser."""
         yield from super().default_filters()
         yield ("clean_html", clean_html)
 
     def _init_resources(self, resources: Any) -> Any:
+        """nbconvert's resources, with sanitising on whatever the config says."""
         resources = super()._init_resources(resources)
         resources["should_sanitize_html"] = True
         resources["should_not_encode_svg"] = False  # inline SVG could hold scripts

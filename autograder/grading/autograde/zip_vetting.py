@@ -23,8 +23,8 @@ from pathlib import Path, PurePosixPath
 
 from autograder.grading.course_root import MAX_ID_LENGTH, AutogradeError
 
-# A notebook of this course, outputs and figures included, is well under 10 MiB; a member
-# larger than this, declared or actually decompressed, is a zip bomb or not a hand-in.
+# The course's notebooks are about 100 KB as released; this leaves room for outputs and
+# figures. A member larger, declared or actually decompressed, is a zip bomb or no hand-in.
 MAX_NOTEBOOK_BYTES = 64 * 2**20
 # All notebooks collected from one download together (a cohort of thousands fits).
 MAX_TOTAL_BYTES = 4 * 2**30
@@ -35,8 +35,16 @@ ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ",
 ARCHIVE_MAGIC += (b"Rar!", b"(\xb5/\xfd")
 
 # What reading a damaged or unsupported member raises in zipfile and its decompressors.
-READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, ValueError)
-READ_ERRORS += (NotImplementedError,)
+# (RuntimeError: encrypted; NotImplementedError: an unknown compression method.)
+READ_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    RuntimeError,
+    ValueError,
+    NotImplementedError,
+)
 
 
 class TooLarge(ValueError):
