@@ -7,6 +7,7 @@ the student release that nbgrader generates from it lives in course/.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
+from autograder.grading.feedback_exporter import FeedbackExporter
 from autograder.grading.preprocessors.clear_hidden_tests import ClearHiddenTestsInTestCells
 from autograder.grading.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
 
@@ -42,6 +43,10 @@ c.GenerateFeedback.preprocessors = [
     ClearHiddenTestsInTestCells,
     CSSHTMLHeaderPreprocessor,
 ]
+
+# Feedback pages run none of the student's markup: markdown, HTML and SVG outputs cleaned
+# by a sanitiser, JavaScript outputs left out (autograder/grading/feedback_exporter.py).
+c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # The integrity scan (autograder/grading/integrity/): when True, the tests of an exercise whose
 # code it flags (torch imported, tests patched...) are set to 0 in the gradebook.

@@ -360,7 +360,7 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
         handle.writestr("downloads/grace/probe.ipynb", text)
         handle.writestr("__MACOSX/._ada_probe.ipynb", "junk")
         handle.writestr("notes.txt", "not a notebook")
-    assert collect_zip(root, "probe", archive) == ["ada", "grace"]
+    assert collect_zip(root, "probe", archive).collected == ["ada", "grace"]
     for student in ("ada", "grace"):
         assert notebook_path(root / "submitted" / student, "probe").is_file()
     not_zip = tmp_path / "not.zip"

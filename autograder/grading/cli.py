@@ -157,8 +157,8 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
 
     try:
         if args.zip:
-            collected = collect_zip(course.workdir, args.assignment, args.zip)
-            print(f"collected {len(collected)} submissions from {args.zip}", file=sys.stderr)
+            collection = collect_zip(course.workdir, args.assignment, args.zip)
+            _print_collection(collection, args.zip)
         _require_submissions(course, args.assignment)
         run = autograde(
             course.workdir,
@@ -203,6 +203,19 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _print_collection(collection, zip_path: Path) -> None:
+    """What collecting a zip did: how many were collected, each refused upload in one line."""
+    refused = collection.refused
+    print(
+        f"collected {len(collection.collected)} submissions from {zip_path}"
+        + (f"; {len(refused)} refused (collect_log.json)" if refused else ""),
+        file=sys.stderr,
+    )
+    for refusal in refused:
+        student = refusal.student if refusal.student.isprintable() else repr(refusal.student)
+        print(f"  {student or '(no student)'}: {refusal.reason}", file=sys.stderr)
 
 
 def _scan(course, assignment: str, zero_flagged: bool) -> None:
@@ -268,10 +281,11 @@ def _mutate(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
+    from autograder.grading.feedback_exporter import exporter_options
     from autograder.grading.nbgrader_workspace import run_nbgrader
 
     course = _course(args.root, args.assignment)
-    command = ["generate_feedback", args.assignment, "--force"]
+    command = ["generate_feedback", args.assignment, "--force", *exporter_options(course.config)]
     if args.student:
         # One word with "=": an id starting with "-" is not taken for an option.
         command.append(f"--student={args.student}")

@@ -48,7 +48,8 @@ processes), ``orphans`` (the grading process's sweep of a local cluster's orphan
 ``overruns`` (the time limit of a stopped local worker), ``in_flight`` (jobs in flight
 when a run died), ``notebook_check`` (files nbgrader cannot grade), ``classify``
 (statuses), ``merge`` (into the course gradebook), ``log`` (autograde_log.json),
-``status_line``, ``zip_collect`` and ``run`` (``autograde`` itself).
+``status_line``, ``zip_vetting`` (reading an LMS zip safely), ``zip_collect`` and ``run``
+(``autograde`` itself).
 """
 
 from autograder.grading.autograde.job_gradebook import snapshot_gradebook

@@ -9,11 +9,11 @@ translation from the checks' catalog (``tr``), and the page's ``lang`` set.
 
 from typing import Any
 
-from nbconvert.exporters import HTMLExporter
 from traitlets import Unicode
 
 from autograder.checks import language as languages
 from autograder.checks.language import marked
+from autograder.grading.feedback_exporter import FeedbackExporter
 
 # (English markup of nbgrader's feedback template, the same with {label} where the
 # translated label goes, label: a catalog msgid).
@@ -43,8 +43,8 @@ def translate_page(page: str, language: str) -> str:
     return page.replace("<html>", f'<html lang="{language}">', 1)
 
 
-class LocalizedFeedbackExporter(HTMLExporter):
-    """nbgrader's feedback HTML exporter, its labels in ``language``."""
+class LocalizedFeedbackExporter(FeedbackExporter):
+    """nbgrader's feedback HTML exporter, student markup cleaned, its labels in ``language``."""
 
     language = Unicode(languages.ENGLISH, help="language of the page's labels").tag(config=True)
 
