@@ -19,6 +19,7 @@ from tiny_course import hand_in, tiny_course
 from autograder.grading.autograde import autograde, read_log_json
 from autograder.grading.autograde.processes import is_subreaper
 from autograder.grading.autograde.sandbox import SANDBOX_ENV, unavailable_reason
+from autograder.grading.course_lock import LOCK_NAME
 from autograder.grading.scores import cell_scores
 
 pytestmark = pytest.mark.slow
@@ -93,7 +94,13 @@ def test_the_grader_is_a_subreaper_only_during_the_run(rough_run):
 def test_nothing_of_the_jobs_is_left_in_the_course_root(rough_run):
     root, _, _, before = rough_run
     added = set(os.listdir(root)) - before
-    assert added <= {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
+    assert added <= {
+        "autograde_log.json",
+        "autograde_logs",
+        "autograded",
+        "integrity.json",
+        LOCK_NAME,
+    }
     assert not [p for p in root.rglob("*.tmp")]
 
 
@@ -127,7 +134,8 @@ def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
 
     assert grade_in_a_subprocess(root) == -signal.SIGKILL
     assert logged() == {"a-honest": "graded"}, "graded before the killer, recorded at once"
-    records = {"autograde_log.json", "autograde_logs", "autograded", "integrity.json"}
+    # The command's lock file stays (an flock on a file that is never removed: no race).
+    records = {"autograde_log.json", "autograde_logs", "autograded", "integrity.json", LOCK_NAME}
     assert set(os.listdir(root)) - before <= records
     assert not list(root.rglob("*.tmp")) and not list(root.rglob("autograde-job-*"))
     # Again: the killer, in flight when the run died, is graded alone first, and kills it.
