@@ -22,7 +22,7 @@ from autograder.grading.nbgrader_workspace import run_nbgrader
 from autograder.grading.release import generate_release, publish_release
 from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.report.gather import write_report
-from autograder.grading.run_progress import StepProgress, clock_text, print_to_stderr
+from autograder.grading.run_progress import clock_text, print_to_stderr
 from autograder.grading.scores import Score, cell_scores, read_export
 
 DEFAULT_WORKSPACE = REPO_ROOT / "build" / "demo"
@@ -90,7 +90,7 @@ def run_demo(
     ``report`` receives a line as each stage starts and ends (per notebook while grading,
     with the elapsed time and an estimate of the time left).
     """
-    from autograder.grading.autograde import autograde
+    from autograder.grading.autograde import GradingSettings, autograde_assignments
 
     started = time.perf_counter()
     workspace = workspace.resolve()
@@ -107,13 +107,10 @@ def run_demo(
         f"grading: autograde of {sum(handed_in.values())} submissions, {workers} workers "
         f"(elapsed {clock_text(time.perf_counter() - started)})"
     )
-    grading = StepProgress(handed_in, "submissions", "grading", report, started=started)
-    sandboxes = set()
-    for assignment in ids:
-        grading.start(assignment)
-        run = autograde(course.workdir, assignment, workers=workers, progress=False)
-        sandboxes.update(record.sandbox for record in run.records)
-        grading.finish(assignment)
+    # One cluster for every notebook; its own progress line per notebook when reporting.
+    settings = GradingSettings(workers=workers, progress=report is not _silent)
+    runs = autograde_assignments(course.workdir, ids, settings)
+    sandboxes = {record.sandbox for run in runs for record in run.records}
     report("export, integrity scan and grading reports ...")
     run_nbgrader(course.workdir, "export", "--to", str(workspace / "grades.csv"))
     flags = [flag for assignment in ids for flag in scan_assignment(course, assignment)[0]]

@@ -66,7 +66,9 @@ from autograder.grading.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.autograde.run import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_SUBMISSION_TIMEOUT,
+    GradingSettings,
     autograde,
+    autograde_assignments,
 )
 from autograder.grading.autograde.zip_collect import collect_zip
 from autograder.grading.course_root import (
@@ -89,6 +91,8 @@ __all__ = [
     "GradingRecord",
     "GradingRun",
     "autograde",
+    "autograde_assignments",
+    "GradingSettings",
     "check_gradable",
     "collect_zip",
     "latest_records",

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
@@ -40,6 +40,7 @@ from autograder.grading.autograde.orphans import sweeping
 from autograder.grading.autograde.plan import plan, skipped_record
 from autograder.grading.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
+    SandboxOptions,
     choose_sandbox,
     sandbox_description,
 )
@@ -93,26 +94,83 @@ def autograde(
     sandbox switched off through the environment: unsandboxed, one warning, each record
     says so).
     """
-    if verdicts not in VERDICTS:
-        raise ValueError(f"verdicts must be one of {', '.join(VERDICTS)}; got {verdicts!r}")
+    options = GradingSettings(
+        workers=workers,
+        students=students,
+        force=force,
+        cell_timeout=cell_timeout,
+        memory_limit_mb=memory_limit_mb,
+        submission_timeout=submission_timeout,
+        progress=progress,
+        seed_salt=seed_salt,
+        verdicts=verdicts,
+        sandbox=sandbox,
+        hide_packages=hide_packages,
+        scheduler=scheduler,
+    )
+    return autograde_assignments(root, [assignment], options)[0]
+
+
+@dataclass(frozen=True)
+class GradingSettings:
+    """How a run grades: ``autograde``'s options but for the course and the assignment."""
+
+    workers: int = 1
+    students: list[str] | None = None
+    force: bool = False
+    cell_timeout: int | None = None
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
+    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT
+    progress: bool = True
+    seed_salt: str = ""
+    verdicts: str = DEFAULT_VERDICTS
+    sandbox: bool = True
+    hide_packages: tuple[str, ...] = ()
+    scheduler: str | None = None
+
+
+def autograde_assignments(
+    root: Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+) -> list[GradingRun]:
+    """``autograde`` of several assignments, one after the other, on one cluster.
+
+    A local cluster takes seconds to start and to stop: a course that grades its notebooks
+    together (the demo, the tests' cohorts) pays that once. Every assignment is checked
+    before anything is graded; each gets its own run, its own gradebook snapshot and
+    progress line, as if graded alone.
+    """
+    if settings.verdicts not in VERDICTS:
+        raise ValueError(
+            f"verdicts must be one of {', '.join(VERDICTS)}; got {settings.verdicts!r}"
+        )
     started = time.perf_counter()
     course = load_course(Path(root))
-    check_gradable(course, assignment)
-    to_grade, skipped = plan(course, assignment, students, force)
-    run = GradingRun(assignment, [skipped_record(s, assignment, seed_salt) for s in skipped])
-    bar = Progress(len(to_grade), f"autograde {assignment}", enabled=progress)
-    if progress and skipped:
-        print(f"{len(skipped)} already graded, skipped (force regrades)", file=sys.stderr)
-    if not to_grade:
-        run.wall_seconds = time.perf_counter() - started
-        return run
-    workers = max(1, workers)
-    local = scheduler is None
-    trusted = verdicts == "trusted"
+    plans = []
+    for assignment in assignments:
+        check_gradable(course, assignment)
+        to_grade, skipped = plan(course, assignment, settings.students, settings.force)
+        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
+        plans.append((assignment, to_grade, GradingRun(assignment, skips)))
+        if settings.progress and skipped:
+            print(
+                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
+                file=sys.stderr,
+            )
+    runs = [run for _, _, run in plans]
+    if not any(to_grade for _, to_grade, _ in plans):
+        for run in runs:
+            run.wall_seconds = time.perf_counter() - started
+        return runs
+    workers = max(1, settings.workers)
+    local = settings.scheduler is None
+    trusted = settings.verdicts == "trusted"
+    hide_packages = settings.hide_packages
     if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
         hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
-    sandbox_options, sandbox_label = choose_sandbox(sandbox, hide_packages, hide_engine=trusted)
-    if progress and sandbox_options is not None:
+    sandbox_options, sandbox_label = choose_sandbox(
+        settings.sandbox, hide_packages, hide_engine=trusted
+    )
+    if settings.progress and sandbox_options is not None:
         print(f"sandbox: {sandbox_description()}", file=sys.stderr)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
@@ -122,67 +180,111 @@ def autograde(
         # marker. Connected first: an unreachable scheduler stops the run before any write.
         with (
             sweeping(jobs_root.name) if local else contextlib.nullcontext() as sweeper,
-            grading_client(workers, scheduler) as client,
+            grading_client(workers, settings.scheduler) as client,
         ):
-            snapshot = snapshot_gradebook(course, jobs_root / "snapshot.db")
-            config = config_as_dict(course)
-            files = RunFiles.read(course, assignment, to_grade)
-            threads = threads_per_job(workers, local)
-            jobs = [
-                Job(
-                    student=student,
-                    assignment=assignment,
-                    seed=student_seed(student, assignment, seed_salt),
-                    # Unique to this run, and naming the course, so a job's processes are found.
-                    token=f"{course.root}:{assignment}:{student}:{jobs_root.name}",
-                    cell_timeout=cell_timeout,
-                    memory_limit_mb=memory_limit_mb,
-                    submission_timeout=submission_timeout or None,
-                    verdicts=verdicts,
-                    sandbox=sandbox_options,
-                )
-                for student in to_grade
-            ]
-
-            def record(result: JobResult, sandbox: str = sandbox_label) -> None:
-                graded = replace(finish_job(course, result), sandbox=sandbox)
-                append_log(course.root, [graded])
-                in_flight.clear(course, assignment, result.job.student)
-                run.records.append(graded)
-                bar.update(graded)
-
-            bar.show()
-
-            def describe(job: Job) -> JobSpec:
-                spec = build_spec(course, job, config, snapshot, threads, files)
-                in_flight.mark(course, assignment, job.student)
-                return spec
-
-            def grade(batch: list[Job], one_at_a_time: bool) -> None:
-                # A local cluster's job folders go under jobs_root, removed below even when
-                # a worker was killed in the middle of a job; a remote one uses its temp.
-                run_on_cluster(
-                    client,
-                    batch,
-                    describe,
-                    record,
-                    jobs_root.name,
-                    str(jobs_root) if local else None,
-                    one_at_a_time=one_at_a_time,
-                    after_each=sweeper.sweep if sweeper is not None else lambda: None,
-                )
-
-            invalid = screen_submissions(files, known_notebooks(course, assignment))
-            for job in jobs:
-                if job.student in invalid:  # nothing runs: no sandbox to name
-                    reason = invalid[job.student]
-                    record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
-            jobs = [job for job in jobs if job.student not in invalid]
-            grade_after_deaths(course, jobs, students is None, record, grade)
+            cluster = ClusterRun(
+                client=client,
+                course=course,
+                config=config_as_dict(course),
+                jobs_root=jobs_root,
+                local=local,
+                threads=threads_per_job(workers, local),
+                sandbox_options=sandbox_options,
+                sandbox_label=sandbox_label,
+                sweep=sweeper.sweep if sweeper is not None else lambda: None,
+            )
+            for assignment, to_grade, run in plans:
+                if to_grade:
+                    assignment_started = time.perf_counter()
+                    grade_assignment(cluster, assignment, to_grade, run, settings)
+                    run.wall_seconds = time.perf_counter() - assignment_started
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
-    run.wall_seconds = time.perf_counter() - started
-    return run
+    # The first run also carries the cluster's start and stop, and the checks before it.
+    overhead = time.perf_counter() - started - sum(run.wall_seconds for run in runs)
+    runs[0].wall_seconds += overhead
+    return runs
+
+
+@dataclass(frozen=True)
+class ClusterRun:
+    """What every assignment of one run grades with: the cluster and the run's settings."""
+
+    client: object
+    course: Course
+    config: dict
+    jobs_root: Path
+    local: bool
+    threads: int
+    sandbox_options: SandboxOptions | None
+    sandbox_label: str
+    sweep: Callable[[], object]
+
+
+def grade_assignment(
+    cluster: ClusterRun,
+    assignment: str,
+    to_grade: list[str],
+    run: GradingRun,
+    settings: GradingSettings,
+) -> None:
+    """Grade ``to_grade``'s submissions of ``assignment`` on the run's cluster, each record
+    logged and added to ``run`` as it comes."""
+    course = cluster.course
+    bar = Progress(len(to_grade), f"autograde {assignment}", enabled=settings.progress)
+    snapshot = snapshot_gradebook(course, cluster.jobs_root / f"snapshot-{assignment}.db")
+    files = RunFiles.read(course, assignment, to_grade)
+    jobs = [
+        Job(
+            student=student,
+            assignment=assignment,
+            seed=student_seed(student, assignment, settings.seed_salt),
+            # Unique to this run, and naming the course, so a job's processes are found.
+            token=f"{course.root}:{assignment}:{student}:{cluster.jobs_root.name}",
+            cell_timeout=settings.cell_timeout,
+            memory_limit_mb=settings.memory_limit_mb,
+            submission_timeout=settings.submission_timeout or None,
+            verdicts=settings.verdicts,
+            sandbox=cluster.sandbox_options,
+        )
+        for student in to_grade
+    ]
+
+    def record(result: JobResult, sandbox: str = cluster.sandbox_label) -> None:
+        graded = replace(finish_job(course, result), sandbox=sandbox)
+        append_log(course.root, [graded])
+        in_flight.clear(course, assignment, result.job.student)
+        run.records.append(graded)
+        bar.update(graded)
+
+    bar.show()
+
+    def describe(job: Job) -> JobSpec:
+        spec = build_spec(course, job, cluster.config, snapshot, cluster.threads, files)
+        in_flight.mark(course, assignment, job.student)
+        return spec
+
+    def grade(batch: list[Job], one_at_a_time: bool) -> None:
+        # A local cluster's job folders go under jobs_root, removed below even when
+        # a worker was killed in the middle of a job; a remote one uses its temp.
+        run_on_cluster(
+            cluster.client,
+            batch,
+            describe,
+            record,
+            cluster.jobs_root.name,
+            str(cluster.jobs_root) if cluster.local else None,
+            one_at_a_time=one_at_a_time,
+            after_each=cluster.sweep,
+        )
+
+    invalid = screen_submissions(files, known_notebooks(course, assignment))
+    for job in jobs:
+        if job.student in invalid:  # nothing runs: no sandbox to name
+            reason = invalid[job.student]
+            record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
+    jobs = [job for job in jobs if job.student not in invalid]
+    grade_after_deaths(course, jobs, settings.students is None, record, grade)
 
 
 def screen_submissions(files: RunFiles, known: list[KnownNotebook]) -> dict[str, str]:

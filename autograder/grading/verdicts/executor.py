@@ -26,6 +26,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
+from autograder.grading.integrity.runtime_audit import SERVE_REQUEST
 from autograder.grading.verdicts.cells import (
     free_names,
     preamble,
@@ -35,7 +36,7 @@ from autograder.grading.verdicts.cells import (
 )
 
 TRUSTED_KERNEL = "autograder-trusted"
-SERVE = "__import__('autograder.grading.verdicts.serve', fromlist=['_']).serve({path!r})"
+SERVE = SERVE_REQUEST  # the runtime record knows it: its work is charged to no student cell
 
 
 class TrustedKernelClient(Execute):
