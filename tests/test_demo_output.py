@@ -79,3 +79,12 @@ def test_clock_text():
         "1:00:00",
         "1:02:05",
     ]
+
+
+def test_the_sandbox_line_says_on_or_off_and_why():
+    from autograder.grading.demo import sandbox_line
+
+    assert sandbox_line("bubblewrap").startswith("on (bubblewrap)")
+    off = sandbox_line("not sandboxed (bubblewrap (bwrap) is not installed)")
+    assert off.startswith("OFF") and "not installed" in off
+    assert sandbox_line("bubblewrap, not sandboxed (x)").startswith("OFF")

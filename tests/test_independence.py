@@ -1,12 +1,12 @@
 """Is every exercise graded on its own? A submission with one exercise solved and every other
 one left as released must earn exactly that exercise's points, graded by the real nbgrader
-through the project's own autograde (one run per notebook, two workers)."""
+through the project's own autograde (one run for every notebook, two workers)."""
 
 import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_solution
 
-from autograder.grading.autograde import autograde
+from autograder.grading.autograde import GradingSettings, autograde_assignments
 from autograder.grading.cohort import solved_sources
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
@@ -114,7 +114,8 @@ def graded(tmp_path_factory, request):
             target = notebook_path(root / "submitted" / student_name(exercise), assignment)
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(notebook, target)
-        run = autograde(root, assignment, workers=2, progress=False)
+    runs = autograde_assignments(root, selected, GradingSettings(workers=2, progress=False))
+    for assignment, run in zip(selected, runs, strict=True):
         assert {record.status for record in run.records} == {"graded"}, assignment
     return root
 

@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from hidden_lines import distinctive_hidden_lines
 
+from autograder.grading.autograde import GradingSettings, autograde_assignments
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
 from autograder.grading.course_root import load_course
 from autograder.grading.i18n.edition import edition
@@ -44,8 +45,8 @@ def graded(tmp_path_factory):
         target = notebook_path(course.submitted / student, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(build_submission(student, assignment, SPANISH.solutions, release), target)
-    for assignment in ids:
-        run_nbgrader(course.workdir, "autograde", assignment, "--force")
+    runs = autograde_assignments(course.workdir, ids, GradingSettings(workers=2, progress=False))
+    assert {record.status for run in runs for record in run.records} == {"graded"}
     scores = {(s, a): cell_scores(course.db_url, s, a) for s, a in handed_in}
     return course, release, scores
 

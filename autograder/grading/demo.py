@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.checks.text_table import format_columns
-from autograder.grading.autograde.sandbox import SANDBOXED
+from autograder.grading.autograde.sandbox import NOT_SANDBOXED, SANDBOXED, unavailable_reason
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, submitted_assignments, write_cohort
 from autograder.grading.course_root import load_course
 from autograder.grading.integrity import Flag, scan_assignment
@@ -108,9 +108,16 @@ def run_demo(
         f"(elapsed {clock_text(time.perf_counter() - started)})"
     )
     # One cluster for every notebook; its own progress line per notebook when reporting.
-    settings = GradingSettings(workers=workers, progress=report is not _silent)
+    # The demo's students are the course's own: where no sandbox can run it grades
+    # unsandboxed (a real cohort is refused), and says why.
+    cannot_sandbox = unavailable_reason()
+    settings = GradingSettings(
+        workers=workers, progress=report is not _silent, sandbox=cannot_sandbox is None
+    )
     runs = autograde_assignments(course.workdir, ids, settings)
     sandboxes = {record.sandbox for run in runs for record in run.records}
+    if cannot_sandbox is not None:
+        sandboxes = {f"{NOT_SANDBOXED} ({cannot_sandbox})"}
     report("export, integrity scan and grading reports ...")
     run_nbgrader(course.workdir, "export", "--to", str(workspace / "grades.csv"))
     flags = [flag for assignment in ids for flag in scan_assignment(course, assignment)[0]]

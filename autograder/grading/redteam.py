@@ -27,7 +27,12 @@ from nbgrader.utils import is_grade
 
 from autograder.checks.text_table import format_columns
 from autograder.grading import redteam_cheats as code
-from autograder.grading.autograde import GradingRun, autograde, load_course
+from autograder.grading.autograde import (
+    GradingRun,
+    GradingSettings,
+    autograde_assignments,
+    load_course,
+)
 from autograder.grading.autograde.run import DEFAULT_VERDICTS
 from autograder.grading.autograde.sandbox import SANDBOXED
 from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission, plant_edit
@@ -685,19 +690,15 @@ def run_red_team(
     course = load_course(root)
     write_submissions(course.submitted, release_dir)
     before = course_digests(root)
-    runs = [
-        autograde(
-            root,
-            assignment,
-            workers=workers,
-            cell_timeout=cell_timeout,
-            memory_limit_mb=memory_limit_mb,
-            submission_timeout=SUBMISSION_TIMEOUT,
-            progress=False,
-            verdicts=verdicts,
-        )
-        for assignment in graded_assignments
-    ]
+    settings = GradingSettings(
+        workers=workers,
+        cell_timeout=cell_timeout,
+        memory_limit_mb=memory_limit_mb,
+        submission_timeout=SUBMISSION_TIMEOUT,
+        progress=False,
+        verdicts=verdicts,
+    )
+    runs = autograde_assignments(root, graded_assignments, settings)
     run = GradingRun(
         "+".join(graded_assignments),
         [record for one in runs for record in one.records],
