@@ -10,3 +10,28 @@ os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"
 # No forced matplotlib backend, as in the student's lab: kernels started by nbval and
 # nbgrader draw figures inline (image/png outputs, no display needed).
 os.environ.pop("MPLBACKEND", None)
+
+
+# The files whose set-up grades a cohort, slowest first (from `--durations`). pytest-xdist
+# hands files to its workers in collection order: starting the longest first keeps both
+# workers busy to the end, instead of one grading a cohort alone while the other waits.
+SLOWEST_FIRST = (
+    "test_pipeline.py",
+    "test_spanish_pipeline.py",
+    "test_mutation.py",
+    "test_independence.py",
+    "test_redteam.py",
+    "test_leftovers.py",
+    "test_autograde.py",
+    "test_kit_alone.py",
+    "test_trusted_grading.py",
+    "test_hostile_submissions.py",
+    "test_sandbox.py",
+    "test_postgres_gradebook.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Run the slowest files' tests first (a stable sort: their order within kept)."""
+    rank = {name: position for position, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

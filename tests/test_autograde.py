@@ -19,7 +19,9 @@ from autograder.checks.seed import student_seed
 from autograder.grading.autograde import (
     JOB_TOKEN_ENV,
     LOG_NAME,
+    GradingSettings,
     autograde,
+    autograde_assignments,
     collect_zip,
     load_course,
     read_log_json,
@@ -109,7 +111,8 @@ def sequential(template):
 @pytest.fixture(scope="module")
 def parallel(template):
     root = copy_workspace(template, template.parent / "parallel")
-    runs = {a: autograde(root, a, workers=2, progress=False) for a in COHORT}
+    settings = GradingSettings(workers=2, progress=False)
+    runs = dict(zip(COHORT, autograde_assignments(root, list(COHORT), settings), strict=True))
     return root, runs
 
 

@@ -28,6 +28,7 @@ from autograder.grading.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG, RE
 from autograder.grading.autograde.sandbox import SANDBOX_ENV
 from autograder.grading.cli import main
 from autograder.grading.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.course_lock import LOCK_NAME
 from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.release import generate_release
 from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
@@ -170,14 +171,15 @@ def test_a_submission_that_kills_every_worker_is_that_students_dead_kernel(tiny,
 
 
 def course_state(root):
-    """Every file under ``root`` with its bytes' digest and modification time."""
+    """Every file under ``root`` with its bytes' digest and modification time, but the
+    command's lock (an empty file it holds while it runs, left for the next one)."""
     return {
         str(path.relative_to(root)): (
             hashlib.sha256(path.read_bytes()).hexdigest(),
             path.stat().st_mtime_ns,
         )
         for path in sorted(root.rglob("*"))
-        if path.is_file()
+        if path.is_file() and path.name != LOCK_NAME
     }
 
 

@@ -170,8 +170,6 @@ def autograde_assignments(
     sandbox_options, sandbox_label = choose_sandbox(
         settings.sandbox, hide_packages, hide_engine=trusted
     )
-    if settings.progress and sandbox_options is not None:
-        print(f"sandbox: {sandbox_description()}", file=sys.stderr)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
     try:
@@ -182,6 +180,9 @@ def autograde_assignments(
             sweeping(jobs_root.name) if local else contextlib.nullcontext() as sweeper,
             grading_client(workers, settings.scheduler) as client,
         ):
+            # Said once connected: an unreachable scheduler's error stays the only line.
+            if settings.progress and sandbox_options is not None:
+                print(f"sandbox: {sandbox_description()}", file=sys.stderr)
             cluster = ClusterRun(
                 client=client,
                 course=course,
