@@ -35,6 +35,10 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 """
+# The stopped worker's submission limit: an honest job of the one-cell tiny course takes
+# about 3 s on a quiet 2-core machine, so 45 s leaves a margin of 15 for a slow or loaded
+# one, and the stopper (whose worker never answers) is found after 45 s rather than 90.
+HONEST_TINY_BOUND = 45
 KILL_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
 STOP_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
 
@@ -63,7 +67,9 @@ def rough_run(tmp_path_factory):
     # sandbox these kernels can neither see nor signal the grader).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(SANDBOX_ENV, "off")
-        run = autograde(root, "tiny", workers=2, submission_timeout=90, progress=False)
+        run = autograde(
+            root, "tiny", workers=2, submission_timeout=HONEST_TINY_BOUND, progress=False
+        )
     return root, run, marks, before
 
 
