@@ -30,7 +30,7 @@ def dask_processes(workers: int) -> Iterator[str]:
     folder = Path(tempfile.mkdtemp(prefix="dask-bench-"))
     scheduler_file = folder / "scheduler.json"
     env = kernel_environment()
-    # One job per worker, none queued behind it (see the README's cluster section).
+    # One job per worker, none queued behind it (see docs/scaling.md).
     env["DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION"] = "1.0"
     local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
     processes = [

@@ -253,7 +253,7 @@ def _mutate(args: argparse.Namespace) -> int:
         sample=args.sample,
         seed=args.seed,
         out=args.out,
-        # a run of chosen mutants is no measure of the whole: the README's table stays
+        # a run of chosen mutants is no measure of the whole: the score table stays
         readme=None if args.no_readme or args.mutant else MutateSettings.readme,
         mutants=tuple(args.mutant or ()),
         options=GradingOptions(
@@ -369,7 +369,7 @@ def _add_grading_commands(commands) -> None:
     grade.add_argument(
         "--scheduler",
         metavar="tcp://HOST:PORT",
-        help="grade on this existing Dask cluster instead of a local one (see the README)",
+        help="grade on this existing Dask cluster instead of a local one (see docs/scaling.md)",
     )
     grade.add_argument(
         "--student",
@@ -470,11 +470,13 @@ def _add_grading_commands(commands) -> None:
         "--mutant",
         action="append",
         metavar="ID",
-        help="grade only this mutant (generated or by hand; repeatable); the README is left alone",
+        help="grade only this mutant (generated or by hand; repeatable); the score table stays",
     )
     mutate.add_argument("--out", type=Path, default=Path("build/mutation"))
     mutate.add_argument(
-        "--no-readme", action="store_true", help="do not rewrite the README's score table"
+        "--no-readme",
+        action="store_true",
+        help="do not rewrite the score table in docs/grading-design.md",
     )
     mutate.set_defaults(run=_mutate)
 

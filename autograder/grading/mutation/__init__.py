@@ -3,5 +3,6 @@
 Modules: ``operators`` (the classic mistakes, as syntax-tree rewrites), ``mutants`` (each
 exercise's mutants, the seeded sample), ``equivalents`` (the hand-kept list of mutants that
 cannot change behaviour), ``grading`` (mutants graded as students by autograde, cached),
-``report`` (counts, survivors' diffs, HTML, JSON, the README table) and ``run`` (the command).
+``report`` (counts, survivors' diffs, HTML, JSON, the score table in docs/grading-design.md)
+and ``run`` (the command).
 """

@@ -1,8 +1,8 @@
 """The mutation report: per exercise and notebook counts, every survivor's diff.
 
 Written as build/mutation/report.json and report.html, and as the score table between the
-README's ``mutation-score`` markers. Score = killed / (graded - equivalent), where killed
-counts mutants that lost at least one point and those that timed out or crashed.
+``mutation-score`` markers of docs/grading-design.md. Score = killed / (graded - equivalent),
+where killed counts mutants that lost at least one point and those that timed out or crashed.
 """
 
 import html
@@ -153,7 +153,7 @@ def write_json(report: MutationReport, path: Path) -> None:
 
 
 def markdown_table(report: MutationReport) -> str:
-    """The README's table: one row per notebook, and the overall score."""
+    """The score table (docs/grading-design.md): one row per notebook, and the overall score."""
     header = "| notebook | " + " | ".join(COLUMNS) + " | score |"
     lines = [header, "|---" * (len(COLUMNS) + 2) + "|"]
     tallies = {**report.notebook_tallies(), "**overall**": report.overall()}
@@ -177,7 +177,7 @@ def markdown_table(report: MutationReport) -> str:
 
 
 def rewrite_readme(readme: Path, table: str) -> bool:
-    """Put ``table`` between the README's mutation-score markers; False if it has none."""
+    """Put ``table`` between the page's mutation-score markers; False if it has none."""
     text = readme.read_text()
     if TABLE_BEGIN not in text or TABLE_END not in text:
         return False

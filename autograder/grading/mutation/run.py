@@ -35,7 +35,8 @@ class MutateSettings:
     seed: int = 0
     out: Path = REPO_ROOT / "build" / "mutation"
     solutions_dir: Path = SOLUTIONS_DIR
-    readme: Path | None = REPO_ROOT / "README.md"  # None: leave the README alone
+    # the page with the score table (its mutation-score markers); None: leave it alone
+    readme: Path | None = REPO_ROOT / "docs" / "grading-design.md"
     options: GradingOptions = GradingOptions()
     mutants: tuple[str, ...] = ()  # ids (generated or by hand) to grade alone; empty: all
 
