@@ -28,7 +28,7 @@ PROJECT = "autograd-course"
 _FIXED_DATE = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 _WIDTH = 100
 HEADER_COMMENT = (
-    "# Translation of the autograd course (see README.md, Spanish edition).\n"
+    "# Translation of the autograd course (see docs/instructors.md, Spanish edition).\n"
     "# msgid: the English unit, as in solutions/; #: notebook:cell number (from 1).\n"
     "# After editing English cells run `autograd-course translations`: entries whose English\n"
     "# changed come back fuzzy (#| msgid is the old English); fix the msgstr, drop the fuzzy flag."
