@@ -24,8 +24,8 @@ class Settings:
 
     noise: int = 25  # k-gram length in filtered characters: shorter matches never count
     guarantee: int = 30  # a match this long is always found (winnowing window = g - k + 1)
-    threshold: float = 0.5  # flag a pair whose score reaches this
-    min_overlap: int = 60  # ...and whose shared code is at least this many filtered chars
+    threshold: float = 0.8  # flag a pair whose score reaches this
+    min_overlap: int = 100  # ...and whose shared code is at least this many filtered chars
     top: int = 20  # pairs shown side by side in the HTML page
 
 

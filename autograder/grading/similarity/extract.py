@@ -6,12 +6,15 @@ students were handed matches nobody. The reference is the source notebook's
 ``### BEGIN/END SOLUTION`` regions.
 """
 
+import ast
 import difflib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
+from copydetect.utils import filter_code
 from nbgrader.utils import is_solution
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -54,20 +57,33 @@ def join_parts(author: str, origin: str, parts: list[Part]) -> Document:
     return Document(author, origin, "\n".join(lines) + "\n", tuple(origins))
 
 
+@lru_cache(maxsize=65536)
+def normalised(line: str) -> str:
+    """A line as copydetect compares it: identifiers one letter, no comments or spaces.
+
+    The line diff below compares lines in this form, so a given line whose variables a
+    student renamed, or whose quotes a formatter changed, is still the given line.
+    """
+    return filter_code(line.strip(), "line.py", "python")[0].strip()
+
+
 def written_lines(source: str, given: str) -> tuple[list[int], list[str]]:
-    """The non-blank lines of ``source`` that are not the handed-out ``given`` (a line diff).
+    """The lines of ``source`` that are not the handed-out ``given`` (a normalised line diff).
 
     Fingerprints straddling a given line and an answer would differ between two copies of
-    one answer for no reason: only what the student typed is compared.
+    one answer for no reason: only what the student typed is compared. Lines with no code
+    (blank, comments only) are left out: they are never evidence.
     """
-    mine, theirs = source.splitlines(), given.splitlines()
-    matcher = difflib.SequenceMatcher(None, theirs, mine, autojunk=False)
+    mine = source.splitlines()
+    ours = [normalised(line) for line in mine]
+    theirs = [normalised(line) for line in given.splitlines()]
+    matcher = difflib.SequenceMatcher(None, theirs, ours, autojunk=False)
     kept = [
         index
         for tag, _, _, start, end in matcher.get_opcodes()
         if tag in ("replace", "insert")
         for index in range(start, end)
-        if mine[index].strip()
+        if ours[index]
     ]
     return [n + 1 for n in kept], [mine[n] for n in kept]
 
@@ -116,6 +132,19 @@ def split_regions(source: str) -> tuple[list[tuple[int, str]], list[str]]:
     return inside_lines, outside
 
 
+def canonical(code: str) -> str:
+    """``code`` as ``ast.unparse`` prints it, or "" where it does not parse.
+
+    Students who run a formatter over the given code change its parentheses and line
+    breaks; the given code's canonical form is boilerplate too, so two students who both
+    reformatted it do not match on it.
+    """
+    try:
+        return ast.unparse(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError):
+        return ""
+
+
 class Release:
     """What students were handed: each solution cell's stub, and every code cell's text."""
 
@@ -130,7 +159,7 @@ class Release:
                 if cell.get("cell_type") != "code":
                     continue
                 text = "\n".join(split_regions(cell.source)[1]) if from_source else cell.source
-                texts.append(text)
+                texts += [text, canonical(text)]
                 if is_solution(cell):
                     self.stubs[str(cell.metadata["nbgrader"].get("grade_id", "?"))] = text
         self.boilerplate = "\n\n".join(texts)
