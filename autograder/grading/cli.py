@@ -329,6 +329,7 @@ def _similarity(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         min_overlap=args.min_overlap,
         top=args.top,
+        detail=max(args.detail, args.top),
     )
     try:
         run = run_similarity(course, args.assignment, args.against or [], settings)
@@ -560,6 +561,14 @@ def _add_similarity_command(commands) -> None:
         default=defaults.top,
         metavar="N",
         help=f"pairs shown side by side in report.html (default {defaults.top})",
+    )
+    similarity.add_argument(
+        "--detail",
+        type=_positive,
+        default=defaults.detail,
+        metavar="N",
+        help="locate the shared code of the N highest pairs (copydetect's exact score); the "
+        f"others keep a quick fingerprint count and are never flagged (default {defaults.detail})",
     )
     similarity.add_argument(
         "--noise",

@@ -8,7 +8,7 @@ the boilerplate (the release's cells) are removed first.
 """
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -27,6 +27,8 @@ class Settings:
     threshold: float = 0.8  # flag a pair whose score reaches this
     min_overlap: int = 100  # ...and whose shared code is at least this many filtered chars
     top: int = 20  # pairs shown side by side in the HTML page
+    detail: int = 500  # pairs, highest first, whose shared regions are located
+    floor: float = 0.2  # pairs scoring below this are left out of pairs.json
 
 
 @dataclass(frozen=True)
@@ -117,26 +119,46 @@ def regions(document: Document, slices: np.ndarray) -> tuple[Region, ...]:
     return tuple(found)
 
 
-def compare(
+def quick_pair(
     first: tuple[Document, CodeFingerprint], second: tuple[Document, CodeFingerprint]
 ) -> Pair | None:
-    """The pair's similarity, or None when they share no fingerprint at all."""
+    """The pair's score from its fingerprint sets alone: each side's share found in the other.
+
+    Counting shared winnowed fingerprints is the measure MOSS reports, and costs a set
+    intersection, so every pair of a cohort of hundreds gets one; where the shared code
+    lies is worked out afterwards for the highest pairs only (``locate``).
+    """
     (doc_a, print_a), (doc_b, print_b) = first, second
-    if not print_a.hashes & print_b.hashes:  # most honest pairs: skip copydetect's work
+    shared = len(print_a.hashes & print_b.hashes)
+    if not shared:  # most honest pairs
         return None
-    overlap, (share_a, share_b), (slices_a, slices_b) = compare_files(print_a, print_b)
-    if not overlap:
-        return None
+    share_a, share_b = shared / len(print_a.hashes), shared / len(print_b.hashes)
     return Pair(
         a=doc_a.author,
         b=doc_b.author,
         kind=doc_b.origin,
+        score=max(share_a, share_b),
+        overlap=0,
+        share_a=share_a,
+        share_b=share_b,
+        regions_a=(),
+        regions_b=(),
+    )
+
+
+def locate(pair: Pair, prints: dict[str, tuple[Document, CodeFingerprint]]) -> Pair:
+    """``pair`` scored by copydetect (each side's share of its tokens covered by shared
+    code), with the shared code's length and regions, named by cell and line."""
+    (doc_a, print_a), (doc_b, print_b) = prints[pair.a], prints[pair.b]
+    overlap, (share_a, share_b), (slices_a, slices_b) = compare_files(print_a, print_b)
+    return replace(
+        pair,
         score=float(max(share_a, share_b)),
-        overlap=int(overlap),
         share_a=float(share_a),
         share_b=float(share_b),
-        regions_a=regions(doc_a, slices_a),
-        regions_b=regions(doc_b, slices_b),
+        overlap=int(overlap),
+        regions_a=regions(doc_a, slices_a) if overlap else (),
+        regions_b=regions(doc_b, slices_b) if overlap else (),
     )
 
 
@@ -149,14 +171,19 @@ def compare_all(
 ) -> list[Pair]:
     """Every student against every other, the reference and every archived submission.
 
-    Pairs sharing nothing are left out; the rest come highest score first.
+    Pairs scoring under ``settings.floor`` are left out; the rest come highest score
+    first, the first ``settings.detail`` (by the quick score) located and scored exactly;
+    the rest keep the quick score and no regions (never flagged: no overlap measured).
     """
     common = boilerplate_hashes(boilerplate, settings)
-    students = [(doc, fingerprint(doc, settings, common)) for doc in cohort]
-    others = [(doc, fingerprint(doc, settings, common)) for doc in archives]
-    if reference is not None:
-        others.insert(0, (reference, fingerprint(reference, settings, common)))
-    found = [compare(x, y) for x, y in combinations(students, 2)]
-    found += [compare(x, y) for x in students for y in others]
-    pairs = [pair for pair in found if pair is not None]
-    return sorted(pairs, key=lambda p: (-p.score, -p.overlap, p.a, p.b))
+    others = [*archives] if reference is None else [reference, *archives]
+    prints = {d.author: (d, fingerprint(d, settings, common)) for d in [*cohort, *others]}
+    students = [prints[d.author] for d in cohort]
+    targets = [prints[d.author] for d in others]
+    found = [quick_pair(x, y) for x, y in combinations(students, 2)]
+    found += [quick_pair(x, y) for x in students for y in targets]
+    pairs = [p for p in found if p is not None and p.score >= settings.floor]
+    pairs.sort(key=lambda p: (-p.score, p.a, p.b))
+    located = [locate(pair, prints) for pair in pairs[: settings.detail]]
+    located.sort(key=lambda p: (-p.score, -p.overlap, p.a, p.b))
+    return located + pairs[settings.detail :]

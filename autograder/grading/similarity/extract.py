@@ -7,10 +7,11 @@ students were handed matches nobody. The reference is the source notebook's
 """
 
 import ast
+import bisect
 import difflib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import nbformat
@@ -29,11 +30,17 @@ class Document:
     text: str
     lines: tuple[tuple[str, int], ...]  # per line of text: (grade_id, line in that cell)
 
+    @cached_property
+    def line_starts(self) -> list[int]:
+        """The offset where each line of ``text`` starts."""
+        return [0] + [i + 1 for i, char in enumerate(self.text) if char == "\n"]
+
     def origin_of(self, offset: int) -> tuple[str, int]:
         """(grade_id, 1-based line in its cell) of the character at ``offset``."""
         if not self.lines:
             return ("?", 0)
-        return self.lines[min(self.text.count("\n", 0, offset), len(self.lines) - 1)]
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return self.lines[min(max(index, 0), len(self.lines) - 1)]
 
 
 @dataclass(frozen=True)

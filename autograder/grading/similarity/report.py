@@ -33,6 +33,8 @@ def pair_record(pair: Pair, settings: Settings) -> dict[str, object]:
         "share_a": round(pair.share_a, 4),
         "share_b": round(pair.share_b, 4),
         "overlap": pair.overlap,
+        # False past --detail: the score counts shared fingerprints, no regions were located
+        "located": bool(pair.overlap),
         "flagged": pair.flagged(settings),
         "cells": sorted({r.cell for r in pair.regions_a} | {r.cell for r in pair.regions_b}),
         "regions_a": [region_record(r) for r in pair.regions_a],
