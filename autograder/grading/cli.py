@@ -318,6 +318,42 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _similarity(args: argparse.Namespace) -> int:
+    from autograder.grading.similarity.compare import Settings
+    from autograder.grading.similarity.run import SimilarityError, run_similarity
+
+    course = _course(args.root)
+    settings = Settings(
+        noise=args.noise,
+        guarantee=max(args.guarantee, args.noise),
+        threshold=args.threshold,
+        min_overlap=args.min_overlap,
+        top=args.top,
+        detail=max(args.detail, args.top),
+    )
+    try:
+        run = run_similarity(course, args.assignment, args.against or [], settings)
+    except SimilarityError as error:
+        raise UsageError(str(error)) from None
+    for skipped in run.skipped:
+        print(f"  skipped {skipped.author}: {skipped.reason}")
+    flagged = [pair for pair in run.pairs if pair.flagged(settings)]
+    for pair in flagged:
+        print(f"  {pair.a} ~ {pair.b} ({pair.kind}): {pair.score:.2f}")
+    print(
+        f"{args.assignment}: {len(flagged)} flagged pairs of {len(run.pairs)} that share code "
+        f"(evidence for a person; no grade changed): {', '.join(map(str, run.written))}"
+    )
+    return 0
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value}")
+    return value
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -440,6 +476,8 @@ def _add_grading_commands(commands) -> None:
     report.add_argument("--out", type=Path, metavar="DIR", help="default: ROOT/report")
     report.set_defaults(run=_report)
 
+    _add_similarity_command(commands)
+
     redteam = commands.add_parser(
         "redteam", help="grade cheating and honest submissions together; print what each got"
     )
@@ -479,6 +517,76 @@ def _add_grading_commands(commands) -> None:
         help="do not rewrite the score table in docs/grading-design.md",
     )
     mutate.set_defaults(run=_mutate)
+
+
+def _add_similarity_command(commands) -> None:
+    from autograder.grading.similarity.compare import Settings
+
+    defaults = Settings()
+    similarity = commands.add_parser(
+        "similarity",
+        help="find copied code: each submission against the cohort, the reference and archives",
+        description="Compare what each student wrote in the solution cells (not the given "
+        "code) with every other student, the reference solution and earlier cohorts' "
+        "submissions, with copydetect's winnowing over normalised tokens (renamed "
+        "identifiers, comments and blank lines change nothing). Writes "
+        "ROOT/similarity/ASSIGNMENT/pairs.json and report.html. Evidence for a person: no "
+        "grade is changed.",
+    )
+    similarity.add_argument("assignment", help="assignment id")
+    _add_root(similarity)
+    similarity.add_argument(
+        "--against",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="an earlier cohort's submissions, laid out as submitted/ (repeatable)",
+    )
+    similarity.add_argument(
+        "--threshold",
+        type=_fraction,
+        default=defaults.threshold,
+        help=f"flag a pair whose score (share of one side's code found in the other) "
+        f"reaches this (default {defaults.threshold})",
+    )
+    similarity.add_argument(
+        "--min-overlap",
+        type=int,
+        default=defaults.min_overlap,
+        metavar="N",
+        help="...and that shares at least N characters of normalised code, so agreeing "
+        f"on a two-line answer is never flagged (default {defaults.min_overlap})",
+    )
+    similarity.add_argument(
+        "--top",
+        type=_positive,
+        default=defaults.top,
+        metavar="N",
+        help=f"pairs shown side by side in report.html (default {defaults.top})",
+    )
+    similarity.add_argument(
+        "--detail",
+        type=_positive,
+        default=defaults.detail,
+        metavar="N",
+        help="locate the shared code of the N highest pairs (copydetect's exact score); the "
+        f"others keep a quick fingerprint count and are never flagged (default {defaults.detail})",
+    )
+    similarity.add_argument(
+        "--noise",
+        type=_positive,
+        default=defaults.noise,
+        metavar="K",
+        help=f"shortest match that counts, in normalised characters (default {defaults.noise})",
+    )
+    similarity.add_argument(
+        "--guarantee",
+        type=_positive,
+        default=defaults.guarantee,
+        metavar="G",
+        help=f"a match this long is always found (default {defaults.guarantee})",
+    )
+    similarity.set_defaults(run=_similarity)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,1 @@
+"""Code similarity across a cohort: what each student wrote, compared with copydetect."""

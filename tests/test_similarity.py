@@ -1,0 +1,239 @@
+"""autograd-course similarity: planted copies are caught, honest work is not (no kernels).
+
+Submissions are notebook JSON built from solutions/ and course/ as the demo cohort's are;
+copies are disguised through the syntax tree (tests/similarity_rewrite.py).
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from similarity_rewrite import disguise
+
+from autograder.grading.cli import main
+from autograder.grading.cohort import build_submission, solved_sources
+from autograder.grading.course_root import load_course
+from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.grading.similarity.compare import Settings
+from autograder.grading.similarity.run import run_similarity
+
+RECIPE = "00-recipe"
+WORKED = "01-worked-example"
+
+# Two backward passes written independently of the reference (and of each other): a
+# recursive depth-first order, and Kahn's algorithm counting each node's users.
+RECURSIVE_BACKWARD = """\
+topo = []
+seen = set()
+
+def visit(v):
+    if id(v) in seen:
+        return
+    seen.add(id(v))
+    for p, _ in v.parents:
+        visit(p)
+    topo.append(v)
+
+visit(self)
+pending = {id(self): 1.0}
+for v in topo[::-1]:
+    g = pending.get(id(v), 0.0)
+    if not v.parents:
+        v.grad = g if v.grad is None else v.grad + g
+        continue
+    for p, local in v.parents:
+        pending[id(p)] = pending.get(id(p), 0.0) + local * g
+"""
+KAHN_BACKWARD = """\
+users = {}
+nodes = {id(self): self}
+todo = [self]
+while todo:
+    n = todo.pop()
+    for p, _ in n.parents:
+        users[id(p)] = users.get(id(p), 0) + 1
+        if id(p) not in nodes:
+            nodes[id(p)] = p
+            todo.append(p)
+acc = dict.fromkeys(nodes, 0.0)
+acc[id(self)] = 1.0
+ready = [self]
+while ready:
+    n = ready.pop()
+    if n.is_leaf:
+        n.grad = acc[id(n)] + (n.grad or 0.0)
+    for p, d in n.parents:
+        acc[id(p)] += d * acc[id(n)]
+        users[id(p)] -= 1
+        if users[id(p)] == 0:
+            ready.append(p)
+"""
+SHORT_ANSWERS = [  # add, mul, pow: a line or two, the same for everyone who solves them
+    "return Scalar._from_op(self.data + other.data, [(self, 1.0), (other, 1.0)])",
+    "return Scalar._from_op(self.data * other.data, [(self, other.data), (other, self.data)])",
+    "d = exponent * self.data ** (exponent - 1)\n"
+    "return Scalar._from_op(self.data**exponent, [(self, d)])",
+]
+
+
+def answered(cell: str, answers: list[str]) -> str:
+    """A source cell with its solution regions replaced, in order, by ``answers``."""
+    out, inside, left = [], False, list(answers)
+    for line in cell.splitlines():
+        if line.strip() == "### BEGIN SOLUTION":
+            inside = True
+            indent = line[: len(line) - len(line.lstrip())]
+            out += [indent + text if text else "" for text in left.pop(0).splitlines()]
+        elif line.strip() == "### END SOLUTION":
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
+def recipe_notebook(scalar: str) -> nbformat.NotebookNode:
+    """00-recipe as handed in with ``scalar`` as the Scalar cell, no_grad solved."""
+    notebook = build_submission("reference", RECIPE, SOLUTIONS_DIR, COURSE_DIR)
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "scalar":
+            cell.source = scalar
+    return notebook
+
+
+def honest_scalar(backward: str) -> str:
+    """The Scalar cell with the short answers and a backward pass of one's own."""
+    source = nbformat.read(notebook_path(SOLUTIONS_DIR, RECIPE), 4)
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in source.cells}
+    cell = cells["scalar"]
+    return answered(cell.source, [*SHORT_ANSWERS, backward])
+
+
+def course_root(base: Path, assignment: str) -> Path:
+    """A course root with the assignment's source and release, and no submission yet."""
+    root = base / "course"
+    for folder, origin in (("source", SOLUTIONS_DIR), ("release", COURSE_DIR)):
+        shutil.copytree(origin / assignment, root / folder / assignment)
+    (root / "nbgrader_config.py").write_text("c = get_config()  # noqa: F821\n")
+    (root / "submitted").mkdir()
+    return root
+
+
+def hand_in(folder: Path, student: str, assignment: str, notebook) -> Path:
+    """Write ``notebook`` (a NotebookNode, or raw bytes) as the student's submission."""
+    target = notebook_path(folder / student, assignment)
+    target.parent.mkdir(parents=True)
+    if isinstance(notebook, bytes):
+        target.write_bytes(notebook)
+    else:
+        nbformat.write(notebook, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def recipe_cohort(tmp_path_factory):
+    """00-recipe: two honest students, three disguised copies, an archive, broken inputs."""
+    base = tmp_path_factory.mktemp("similarity")
+    root = course_root(base, RECIPE)
+    submitted, archive = root / "submitted", base / "2025"
+    recursive, kahn = honest_scalar(RECURSIVE_BACKWARD), honest_scalar(KAHN_BACKWARD)
+    reference = solved_sources(notebook_path(SOLUTIONS_DIR, RECIPE))["scalar"]
+    hand_in(submitted, "ana", RECIPE, recipe_notebook(recursive))
+    hand_in(submitted, "copies-ana", RECIPE, recipe_notebook(disguise(recursive)))
+    hand_in(submitted, "copies-reference", RECIPE, recipe_notebook(disguise(reference)))
+    hand_in(archive, "bea", RECIPE, recipe_notebook(kahn))  # last year's honest student
+    hand_in(submitted, "copies-2025", RECIPE, recipe_notebook(disguise(kahn, split=False)))
+    hand_in(submitted, "blank", RECIPE, nbformat.read(notebook_path(COURSE_DIR, RECIPE), 4))
+    hand_in(submitted, "garbled", RECIPE, b"\xff\xfe not a notebook")
+    (submitted / "absent" / RECIPE).mkdir(parents=True)
+    run = run_similarity(load_course(root), RECIPE, [archive], Settings())
+    return root, run
+
+
+PLANTED = {
+    frozenset({"copies-ana", "ana"}),
+    frozenset({"copies-reference", "reference"}),
+    frozenset({"copies-2025", "2025/bea"}),
+}
+
+
+def test_each_planted_copy_ranks_above_every_honest_pair(recipe_cohort):
+    _, run = recipe_cohort
+    settings = Settings()
+    scores = {frozenset({p.a, p.b}): p for p in run.pairs}
+    planted = [scores[pair] for pair in PLANTED]
+    honest = [p for key, p in scores.items() if key not in PLANTED]
+    assert all(pair.flagged(settings) for pair in planted), planted
+    assert not [p for p in honest if p.flagged(settings)]
+    assert min(p.score for p in planted) > max((p.score for p in honest), default=0.0)
+    kinds = {p.kind for p in planted}
+    assert kinds == {"cohort", "reference", "archive"}
+    # An honest pair that shares code does exist: the line everyone writes for add/mul/pow.
+    assert scores[frozenset({"ana", "reference"})].score < settings.threshold
+
+
+def test_broken_and_empty_submissions_are_reported_not_compared(recipe_cohort):
+    _, run = recipe_cohort
+    reasons = {s.author: s.reason for s in run.skipped}
+    assert set(reasons) == {"blank", "garbled", "absent"}
+    assert "nothing written" in reasons["blank"]
+    assert "not UTF-8" in reasons["garbled"]
+    assert "no notebook" in reasons["absent"]
+
+
+def test_pairs_json_names_cells_and_lines(recipe_cohort):
+    root, _ = recipe_cohort
+    payload = json.loads((root / "similarity" / RECIPE / "pairs.json").read_text())
+    top = payload["pairs"][0]
+    assert top["flagged"] and "scalar" in top["cells"]
+    assert all(r["cell"] in top["cells"] and r["lines"][0] >= 1 for r in top["regions_a"])
+    assert {s["student"] for s in payload["skipped"]} == {"blank", "garbled", "absent"}
+
+
+def test_report_escapes_student_text(tmp_path):
+    root = course_root(tmp_path, RECIPE)
+    hostile = honest_scalar(RECURSIVE_BACKWARD).replace(
+        "topo = []", "topo = []  # </pre><script>alert(1)</script>"
+    )
+    hand_in(root / "submitted", "<img src=x onerror=alert(2)>", RECIPE, recipe_notebook(hostile))
+    hand_in(root / "submitted", "twin", RECIPE, recipe_notebook(hostile))
+    run_similarity(load_course(root), RECIPE, [], Settings())
+    page = (root / "similarity" / RECIPE / "report.html").read_text()
+    assert "<script>" not in page and "<img" not in page
+    assert "&lt;script&gt;" in page and "&lt;img src=x" in page
+    assert "<mark>" in page  # the twins' shared code is highlighted
+
+
+def test_a_disguised_copy_in_the_demo_cohort_is_flagged(tmp_path):
+    """01: a planted-bug student's notebook, disguised cell by cell, matches its origin."""
+    root = course_root(tmp_path, WORKED)
+    origin = build_submission("bug-preorder-backward", WORKED, SOLUTIONS_DIR, COURSE_DIR)
+    hand_in(root / "submitted", "bug-preorder-backward", WORKED, origin)
+    copy = nbformat.reads(nbformat.writes(origin), as_version=4)
+    for cell in copy.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = disguise(cell.source, split=False)
+    hand_in(root / "submitted", "copier", WORKED, copy)
+    run = run_similarity(load_course(root), WORKED, [], Settings())
+    pair = next(p for p in run.pairs if {p.a, p.b} == {"bug-preorder-backward", "copier"})
+    assert pair.flagged(Settings()) and pair.score > 0.8
+    assert len({r.cell for r in pair.regions_a}) > 5  # found in many exercises, not one
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys):
+    root = course_root(tmp_path, RECIPE)
+    assert main(["similarity", "99-nothing", "--root", str(root)]) == 2
+    assert main(["similarity", RECIPE, "--root", str(root), "--against", str(tmp_path / "x")]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and "unknown assignment" in errors[0] and "--against" in errors[1]
+
+
+def test_command_prints_flagged_pairs(tmp_path, capsys):
+    root = course_root(tmp_path, RECIPE)
+    notebook = recipe_notebook(honest_scalar(KAHN_BACKWARD))
+    hand_in(root / "submitted", "one", RECIPE, notebook)
+    hand_in(root / "submitted", "two", RECIPE, notebook)
+    assert main(["similarity", RECIPE, "--root", str(root), "--top", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "one ~ two (cohort)" in out and "1 flagged pairs" in out
