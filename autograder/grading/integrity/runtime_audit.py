@@ -191,14 +191,21 @@ class Recorder:
 
     def dispatch(self, event: str, args: tuple) -> None:
         if event == "compile" and len(args) > 1 and isinstance(args[1], str):
+            # The grader's own request to serve the trusted kernel (IPython compiles it
+            # as a silent cell, under the next cell's count): its work (importing the
+            # channel, connecting, forking a lending copy) is no student cell's. Only when
+            # IPython compiles it, not a cell's code: that would map its file name.
+            if (
+                _is_cell_file(args[1])
+                and _is_serve_request(args[0])
+                and self.cell_frame(sys._getframe(2)) is None
+            ):
+                self.cells[args[1]] = GRADER_CELL
+                # What the last cell did to IPython shows now: no cell of the student's
+                # follows when the rest are test cells (they run in the trusted kernel).
+                self.note_shell_changes(self.current)
+                return
             if _is_cell_file(args[1]) and args[1] not in self.cells:
-                # The grader's own request to serve the trusted kernel (IPython compiles it
-                # as a silent cell, under the last cell's count): its work (importing the
-                # channel, connecting, forking a lending copy) is no student cell's. Only
-                # when IPython compiles it, not a cell's code: that would map its file name.
-                if _is_serve_request(args[0]) and self.cell_frame(sys._getframe(2)) is None:
-                    self.cells[args[1]] = GRADER_CELL
-                    return
                 self.new_cell(args[1])
                 return
         if not self.cells:
@@ -294,6 +301,12 @@ class Recorder:
         self.current = _cell_number(filename)
         self.cells[filename] = self.current
         self.write({"cell": self.current, "kind": "cell", "counts": self.counts})
+        # Charged to the cell that ran before this one: it made the change.
+        self.note_shell_changes(self.previous_cell())
+
+    def note_shell_changes(self, cell: int) -> None:
+        """Write a hook event charged to ``cell`` when IPython's hooks changed since the
+        last look (a cell about to run, or the grader's request, is when to look)."""
         state = _shell_state()
         if self.shell_state is None:
             self.shell_state = state
@@ -302,10 +315,9 @@ class Recorder:
                 n for n, a, b in zip(STATE_NAMES, self.shell_state, state, strict=False) if a != b
             ]
             self.shell_state = state
-            # Charged to the cell that ran before this one: it made the change.
             self.write(
                 {
-                    "cell": self.previous_cell(),
+                    "cell": cell,
                     "line": 0,
                     "kind": "hook",
                     "detail": "changed IPython's " + ", ".join(changed),
