@@ -77,6 +77,33 @@ def test_hook_records_what_a_cell_does_and_not_what_libraries_do(tmp_path):
     assert len([line for line in lines if line["kind"] == "file"]) == 2
 
 
+def test_code_made_from_data_is_recorded_like_exec_and_imports_are_not(tmp_path):
+    # Lent code kept as bytes and turned back into a function: no exec, no compile in the
+    # cell that does it, and the attribute reached by a name the static scan cannot read.
+    lines = run_cells(
+        tmp_path,
+        """
+        import marshal, types
+        kept = marshal.dumps(compile("def lent():\\n    return 42", "<lent>", "exec"))
+        """,
+        """
+        import email.mime.text  # an import reads .pyc files through marshal: no event
+        code = marshal.loads(kept)
+        namespace = {}
+        types.FunctionType(code, namespace)()
+        part = getattr(namespace["lent"], "__" + "code" + "__")
+        part.replace(co_name="renamed")
+        """,
+    )
+    details = [line["detail"] for line in lines if line.get("kind") == "code"]
+    assert any(d.startswith("marshal.loads") for d in details), details
+    assert any(d.startswith("function.__new__") for d in details), details
+    assert any(d.startswith("code.__new__") for d in details), details
+    assert "reads a function's __code__" in details
+    # compile() in the first cell is one event; no import added a marshal event.
+    assert sum(d.startswith("marshal.") for d in details) == 1, details
+
+
 def test_hook_refuses_to_reopen_or_truncate_its_record(tmp_path):
     lines = run_cells(
         tmp_path,

@@ -34,7 +34,8 @@ RULES: dict[str, str] = {
     "unreadable": "the notebook file could not be read as a notebook",
     # The runtime record: what the student's cells did while being graded (audit hooks).
     "runtime-autograd": "imported an autograd library while being graded",
-    "runtime-code": "ran code built at run time (exec, eval, compile) while being graded",
+    "runtime-code": "ran code built at run time (exec, eval, compile, marshal, a function made "
+    "from a code object, a function's code read by a computed name) while being graded",
     "runtime-file": "opened a file to write, or read one outside its folder, while graded",
     "runtime-process": "started, signalled or replaced a process while being graded",
     "runtime-hook": "installed a trace, audit or IPython hook, or rewrote a function's parts",

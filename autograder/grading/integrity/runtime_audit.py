@@ -49,6 +49,9 @@ SEARCH_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referen
 NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo"})
 # Function attributes that change what an already defined function does.
 FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__"})
+# Code made from data at run time without exec or compile: a code object from bytes
+# (marshal), built or changed field by field, a function made from a code object.
+CODE_FROM_DATA = frozenset({"marshal.loads", "marshal.load", "code.__new__", "function.__new__"})
 # Modules whose own code generates code with exec (dataclass __init__, namedtuple...).
 CODE_GENERATORS = ("dataclasses", "collections", "typing", "enum", "functools", "string")
 CELL_PREFIXES = ("<ipython-input-",)
@@ -57,6 +60,8 @@ FILE_EVENTS = frozenset({"open", "sqlite3.connect"})
 # thousands, object.__getattr__ and builtins.id above all, and this hook is Python).
 WATCHED_EVENTS = (
     frozenset({"import", "exec", "compile", "os.truncate", "object.__setattr__"})
+    | {"object.__getattr__"}  # only for FUNCTION_PARTS: the hook's closure filters the rest
+    | CODE_FROM_DATA
     | FILE_EVENTS
     | PROCESS_EVENTS
     | HOOK_EVENTS
@@ -66,7 +71,10 @@ WATCHED_EVENTS = (
 WATCHED_PREFIXES = ("os.exec", "os.spawn", "ctypes.", "os.posix_spawn")
 # Frequent events that ``classify`` mostly dismisses from the caller alone (an import, a
 # library's own code): classified before the walk up to the cell's frame, not after it.
-CLASSIFIED_FIRST = frozenset({"import", "exec", "compile", "sys._getframe", "object.__setattr__"})
+CLASSIFIED_FIRST = frozenset(
+    {"import", "exec", "compile", "sys._getframe", "object.__setattr__", "object.__getattr__"}
+    | CODE_FROM_DATA
+)
 
 
 # The request the grader sends the student's kernel before each test cell (its verdicts
@@ -154,6 +162,9 @@ class Recorder:
                 return
             if event not in WATCHED_EVENTS and not event.startswith(WATCHED_PREFIXES):
                 ignored.add(event)
+                return
+            # The most frequent event of all: only reads of a function's parts are looked at.
+            if event == "object.__getattr__" and (len(args) < 2 or args[1] not in FUNCTION_PARTS):
                 return
             record(event, args)
 
@@ -246,6 +257,12 @@ class Recorder:
                 return "code", f"exec of code from {code}"
             text = what.decode(errors="replace") if isinstance(what, bytes) else str(what)
             return "code", f"compile: {text[:120]!r}"
+        if event in CODE_FROM_DATA:
+            # Imports load every .pyc through marshal: only the cells' own code counts.
+            return ("code", f"{event}: code made from data at run time") if direct else None
+        if event == "object.__getattr__":
+            # A literal ``f.__code__`` is the static scan's; a computed name is seen only here.
+            return ("code", f"reads a function's {args[1]}") if direct else None
         if event in ("open", "sqlite3.connect"):
             return self.file_event(event, args, caller)
         if event == "os.truncate":
