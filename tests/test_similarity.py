@@ -217,7 +217,7 @@ def test_a_disguised_copy_in_the_demo_cohort_is_flagged(tmp_path):
     hand_in(root / "submitted", "copier", WORKED, copy)
     run = run_similarity(load_course(root), WORKED, [], Settings())
     pair = next(p for p in run.pairs if {p.a, p.b} == {"bug-preorder-backward", "copier"})
-    assert pair.flagged(Settings()) and pair.score > 0.8
+    assert pair.flagged(Settings()) and pair.score > Settings().threshold
     assert len({r.cell for r in pair.regions_a}) > 5  # found in many exercises, not one
 
 
@@ -237,3 +237,28 @@ def test_command_prints_flagged_pairs(tmp_path, capsys):
     assert main(["similarity", RECIPE, "--root", str(root), "--top", "1"]) == 0
     out = capsys.readouterr().out
     assert "one ~ two (cohort)" in out and "1 flagged pairs" in out
+
+
+def test_the_grading_report_names_each_flagged_students_highest_match(recipe_cohort):
+    from autograder.grading.report.gather import read_similarity
+    from autograder.grading.report.html import render_report
+    from autograder.grading.report.model import AssignmentReport, Submission
+
+    root, _ = recipe_cohort
+    graded = [Submission("ana", 1.0, 1.0, "", {"test_recipe": (1.0, 1.0)})]
+    summary = read_similarity(root, RECIPE)
+    assert summary is not None and summary.page.is_file()
+    best = {m.student: (m.partner, m.kind) for m in summary.matches}
+    # Each copier once, with what they copied; ana (copied, not copying) is named too.
+    assert best["copies-reference"] == ("reference", "reference")
+    assert best["copies-2025"] == ("2025/bea", "archive")
+    assert best["copies-ana"] == ("ana", "cohort") and best["ana"] == ("copies-ana", "cohort")
+    assert not {"blank", "garbled", "absent"} & set(best)
+    report = AssignmentReport(RECIPE, 1.0, graded, [], [], None, None, similarity=summary)
+    page = render_report(report, {}, "../../similarity/00-recipe/report.html")
+    assert 'href="../../similarity/00-recipe/report.html"' in page
+    assert "copies-reference" in page and "Code similarity" in page
+    # No similarity run: the report says so, and nothing breaks.
+    assert read_similarity(root, "01-worked-example") is None
+    plain = render_report(AssignmentReport(RECIPE, 1.0, graded, [], [], None, None), {})
+    assert "No similarity run for this assignment" in plain

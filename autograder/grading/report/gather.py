@@ -10,6 +10,8 @@ Failing checks show only ``ename: evalue`` of each error, never the traceback, b
 a traceback of a hidden test quotes the hidden test's source.
 """
 
+import json
+import os
 import re
 import statistics
 from collections import defaultdict
@@ -26,6 +28,8 @@ from autograder.grading.report.model import (
     AssignmentReport,
     ExerciseStats,
     FailureGroup,
+    SimilarityMatch,
+    SimilaritySummary,
     Submission,
 )
 
@@ -197,7 +201,36 @@ def gather_report(course: Course, assignment: str) -> AssignmentReport:
         flags=read_flag_rows(course.root, assignment),
         log=None if log is None else latest_per_student(log),
         attempts=latest_per_student([r for r in log or [] if r.status != "skipped"]),
+        similarity=read_similarity(course.root, assignment),
     )
+
+
+def read_similarity(root: Path, assignment: str) -> SimilaritySummary | None:
+    """The similarity run's flagged students, each with their highest match, from
+    ``ROOT/similarity/ASSIGNMENT/pairs.json`` (None when there is none, or it is unreadable:
+    the report never fails for it)."""
+    from autograder.grading.similarity.report import PAGE_NAME, PAIRS_NAME
+    from autograder.grading.similarity.run import OUT_NAME
+
+    folder = root / OUT_NAME / assignment
+    try:
+        pairs = json.loads((folder / PAIRS_NAME).read_text(encoding="utf-8"))["pairs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    best: dict[str, SimilarityMatch] = {}
+    for pair in pairs:
+        if not isinstance(pair, dict) or not pair.get("flagged"):
+            continue
+        kind, score = str(pair.get("kind", "")), float(pair.get("score", 0))
+        sides = [(pair.get("a"), pair.get("b"))]
+        if kind == "cohort":  # both are this cohort's students
+            sides.append((pair.get("b"), pair.get("a")))
+        for student, partner in sides:
+            match = SimilarityMatch(str(student), str(partner), kind, score)
+            if student not in best or score > best[str(student)].score:
+                best[str(student)] = match
+    matches = sorted(best.values(), key=lambda m: (-m.score, m.student))
+    return SimilaritySummary(folder / PAGE_NAME, matches)
 
 
 def write_report(course: Course | Path, assignments: list[str], out_dir: Path) -> list[Path]:
@@ -217,6 +250,9 @@ def write_report(course: Course | Path, assignments: list[str], out_dir: Path) -
         for name, png in figures.items():
             (folder / name).write_bytes(png)
         page = folder / "report.html"
-        page.write_text(render_report(report, figures), encoding="utf-8")
+        similarity = report.similarity
+        # A relative link: the report and the course root travel together.
+        link = None if similarity is None else os.path.relpath(similarity.page, folder)
+        page.write_text(render_report(report, figures, link), encoding="utf-8")
         pages.append(page)
     return pages

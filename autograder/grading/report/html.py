@@ -120,8 +120,16 @@ def student_rows(report: AssignmentReport) -> list[list[object]]:
     return rows
 
 
-def render_report(report: AssignmentReport, figures: dict[str, bytes]) -> str:
-    """The whole page for one assignment."""
+def similarity_rows(report: AssignmentReport) -> list[list[object]]:
+    matches = report.similarity.matches if report.similarity else []
+    return [[m.student, m.partner, m.kind, f"{m.score:.2f}"] for m in matches]
+
+
+def render_report(
+    report: AssignmentReport, figures: dict[str, bytes], similarity_link: str | None = None
+) -> str:
+    """The whole page for one assignment (``similarity_link``: the similarity page, relative
+    to this one, when there was a similarity run)."""
     return (
         environment()
         .get_template(TEMPLATE)
@@ -135,6 +143,8 @@ def render_report(report: AssignmentReport, figures: dict[str, bytes]) -> str:
             exercise_rows=exercise_rows(report),
             failure_rows=failure_rows(report),
             flag_rows=flag_rows(report),
+            similarity_rows=similarity_rows(report),
+            similarity_link=similarity_link,
             grading_rows=grading_rows(report),
             student_rows=student_rows(report),
         )

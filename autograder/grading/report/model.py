@@ -3,6 +3,7 @@
 other."""
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder.grading.report.logs import FlagRow, LogRecord
 
@@ -47,6 +48,24 @@ class FailureGroup:
         return len(self.students)
 
 
+@dataclass(frozen=True)
+class SimilarityMatch:
+    """A flagged student's highest similarity match (``autograd-course similarity``)."""
+
+    student: str
+    partner: str  # another student, "reference", or an archive's "DIR/student"
+    kind: str  # cohort, reference or archive
+    score: float
+
+
+@dataclass(frozen=True)
+class SimilaritySummary:
+    """The similarity run of an assignment: its page, and each flagged student's top match."""
+
+    page: Path
+    matches: list[SimilarityMatch]
+
+
 @dataclass
 class AssignmentReport:
     """Everything the report page shows for one assignment."""
@@ -61,6 +80,7 @@ class AssignmentReport:
     # Latest record per student that is not "skipped": a skip ("unchanged since graded")
     # takes no time and happens after the grading, so times come from these.
     attempts: list[LogRecord] = field(default_factory=list)
+    similarity: SimilaritySummary | None = None  # None: no similarity run for it
 
     @property
     def scores(self) -> list[float]:

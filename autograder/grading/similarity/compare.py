@@ -7,10 +7,12 @@ independent definitions moves matches but does not lose them. Fingerprints that 
 the boilerplate (the release's cells) are removed first.
 """
 
+import hashlib
 import io
 from dataclasses import dataclass, replace
 from itertools import combinations
 
+import copydetect.utils
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import get_token_coverage
@@ -24,7 +26,7 @@ class Settings:
 
     noise: int = 25  # k-gram length in filtered characters: shorter matches never count
     guarantee: int = 30  # a match this long is always found (winnowing window = g - k + 1)
-    threshold: float = 0.8  # flag a pair whose score reaches this
+    threshold: float = 0.75  # flag a pair whose score reaches this
     min_overlap: int = 100  # ...and whose shared code is at least this many filtered chars
     top: int = 20  # pairs shown side by side in the HTML page
     detail: int = 500  # pairs, highest first, whose shared regions are located
@@ -59,6 +61,30 @@ class Pair:
     def flagged(self, settings: Settings) -> bool:
         """Evidence for a person to read: high score over enough shared code."""
         return self.score >= settings.threshold and self.overlap >= settings.min_overlap
+
+
+def stable_kgram_hashes(text: str, k: int) -> np.ndarray:
+    """The hash of every k-gram of ``text``, the same in every process.
+
+    copydetect hashes k-grams with Python's ``hash()``, salted per process: winnowing then
+    keeps other fingerprints in every run and a score moves by a point or two, across a
+    threshold. A keyed-free BLAKE2b of the k-gram makes a run's scores repeatable.
+    """
+    return np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(text[i : i + k].encode(), digest_size=8).digest(),
+                "little",
+                signed=True,
+            )
+            for i in range(len(text) - k + 1)
+        ],
+        dtype=np.int64,
+    )
+
+
+# copydetect's fingerprinting looks the function up in its module at each call.
+copydetect.utils.hashed_kgrams = stable_kgram_hashes
 
 
 def fingerprint(document: Document, settings: Settings, boilerplate: set[int]) -> CodeFingerprint:
