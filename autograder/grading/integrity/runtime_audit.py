@@ -201,22 +201,19 @@ class Recorder:
             return False
 
     def dispatch(self, event: str, args: tuple) -> None:
-        if event == "compile" and len(args) > 1 and isinstance(args[1], str):
+        named_compile = event == "compile" and len(args) > 1 and isinstance(args[1], str)
+        if named_compile and _is_cell_file(args[1]):
             # The grader's own request to serve the trusted kernel (IPython compiles it
             # as a silent cell, under the next cell's count): its work (importing the
             # channel, connecting, forking a lending copy) is no student cell's. Only when
             # IPython compiles it, not a cell's code: that would map its file name.
-            if (
-                _is_cell_file(args[1])
-                and _is_serve_request(args[0])
-                and self.cell_frame(sys._getframe(2)) is None
-            ):
+            if _is_serve_request(args[0]) and self.cell_frame(sys._getframe(2)) is None:
                 self.cells[args[1]] = GRADER_CELL
                 # What the last cell did to IPython shows now: no cell of the student's
                 # follows when the rest are test cells (they run in the trusted kernel).
                 self.note_shell_changes(self.current)
                 return
-            if _is_cell_file(args[1]) and args[1] not in self.cells:
+            if args[1] not in self.cells:
                 self.new_cell(args[1])
                 return
         if not self.cells:

@@ -36,7 +36,6 @@ from autograder.grading.verdicts.cells import (
 )
 
 TRUSTED_KERNEL = "autograder-trusted"
-SERVE = SERVE_REQUEST  # the runtime record knows it: its work is charged to no student cell
 
 
 class TrustedKernelClient(Execute):
@@ -162,7 +161,9 @@ class TrustedExecute(Execute):
         cell.outputs = []
         self._check_assign_resources(resources)
         self._await_preamble()
-        served = self.kc.execute(SERVE.format(path=self._socket), silent=True, store_history=False)
+        # The runtime record knows this request: its work is charged to no student cell.
+        request = SERVE_REQUEST.format(path=self._socket)
+        served = self.kc.execute(request, silent=True, store_history=False)
         names = sorted({*free_names(source), *self._plan.twin_names})
         timeout = float(self.timeout or 120)
         begin = f"__verdicts__.begin(globals(), {names!r}, {timeout!r}, {self.serve_wait!r})"
