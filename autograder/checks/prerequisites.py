@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from autograder.checks.language import tr
+from autograder.checks.tracebacks import exception_chain
 
 # The package whose presence means "the reference is here to lend".
 REFERENCE_PACKAGE = "autograder.engine"
@@ -63,14 +64,7 @@ def unwritten_parts(error: BaseException, codes: Mapping[types.CodeType, str]) -
     """The parts (of ``codes``) that raised a NotImplementedError in ``error``'s chain: the
     innermost frame of that error's traceback is one of theirs (the answer stub)."""
     found: list[str] = []
-    seen: set[int] = set()
-    pending: list[BaseException | None] = [error]
-    while pending:
-        exc = pending.pop()
-        if exc is None or id(exc) in seen:
-            continue
-        seen.add(id(exc))
-        pending += [exc.__cause__, exc.__context__]
+    for exc in exception_chain(error):
         tb = exc.__traceback__
         if not isinstance(exc, NotImplementedError) or tb is None:
             continue

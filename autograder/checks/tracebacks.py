@@ -11,6 +11,7 @@ IPython would. The error output keeps its name and message, which is what nbgrad
 records. A handler installed by someone else is never replaced.
 """
 
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
@@ -45,17 +46,24 @@ def without_check_frames(tb: TracebackType | None) -> TracebackType | None:
     return kept[0] if kept else None
 
 
-def _strip_chain(value: BaseException) -> None:
-    """Drop our frames from ``value`` and the exceptions it was raised from."""
+def exception_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and every exception it was raised from or during, each once (a chain can
+    loop back on itself)."""
     seen: set[int] = set()
-    pending: list[BaseException | None] = [value]
+    pending: list[BaseException | None] = [error]
     while pending:
         exc = pending.pop()
         if exc is None or id(exc) in seen:
             continue
         seen.add(id(exc))
-        exc.__traceback__ = without_check_frames(exc.__traceback__)
+        yield exc
         pending += [exc.__cause__, exc.__context__]
+
+
+def _strip_chain(value: BaseException) -> None:
+    """Drop our frames from ``value`` and the exceptions it was raised from."""
+    for exc in exception_chain(value):
+        exc.__traceback__ = without_check_frames(exc.__traceback__)
 
 
 def show_quietly(
