@@ -14,12 +14,16 @@ import pytest
 
 from autograder.checks import student_side
 from autograder.grading.autograde.sandbox import BASE_OPTIONS, unavailable_reason
-from autograder.grading.verdicts import lending, trusted
+from autograder.grading.verdicts import lending, syscall_filter, trusted
 from autograder.grading.verdicts.proxy import SESSION, evaluate
 
 STUDENT = """\
 import os, sys
 from autograder.grading.verdicts import serve as served
+from autograder.grading.verdicts import syscall_filter
+
+if sys.argv[2] == "filtered":  # as the grading kernel's launcher does
+    syscall_filter.install()
 
 
 class Box:
@@ -94,14 +98,14 @@ served.serve_copy = lambda path, channel: socket.socket(socket.AF_UNIX).connect(
 class Student:
     """A student process serving the channel, cell after cell, as a kernel does."""
 
-    def __init__(self, tmp_path, extra="", sandboxed=False):
+    def __init__(self, tmp_path, extra="", sandboxed=False, filtered=True):
         for table in (SESSION.proxies, SESSION.classes, SESSION.error_classes):
             table.clear()  # this student process numbers its objects anew
         self.path = str(tmp_path / "channel.sock")
         trusted.listen(self.path)
         code = STUDENT.format(extra=extra)
         env = dict(os.environ, PYTHONPATH=os.getcwd())
-        command = [sys.executable, "-c", code, self.path]
+        command = [sys.executable, "-c", code, self.path, "filtered" if filtered else "bare"]
         if sandboxed:  # its own mounts, as a grading kernel's: a private /tmp to write in
             folder, here = str(tmp_path), os.getcwd()
             sandbox = [shutil.which("bwrap"), "--ro-bind", "/", "/", *BASE_OPTIONS]
@@ -132,10 +136,10 @@ class Student:
 def student(tmp_path):
     made = []
 
-    def start(extra="", sandboxed=False):
+    def start(extra="", sandboxed=False, filtered=True):
         if sandboxed and unavailable_reason():
             pytest.skip(f"bubblewrap not available: skipped ({unavailable_reason()})")
-        made.append(Student(tmp_path, extra, sandboxed))
+        made.append(Student(tmp_path, extra, sandboxed, filtered))
         return made[-1]
 
     yield start
@@ -353,3 +357,100 @@ def test_a_copy_that_wakes_or_signals_its_kernel_ends_it(student, call, reason):
     with pytest.raises(lending.LendingRefused, match=f"{reason}.*kernel was ended"):
         trusted.end()
     kernel.process.wait(timeout=10)
+
+
+# A cheating student side: from the copy, into the stopped kernel's memory and descriptors.
+REACH_MEMORY = """\
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+CALLS = {
+    "ptrace": lambda: libc.ptrace(16, os.getppid(), 0, 0),  # PTRACE_ATTACH
+    "process_vm_writev": lambda: libc.process_vm_writev(os.getppid(), None, 0, None, 0, 0),
+    "pidfd_getfd": lambda: libc.syscall(438, 0, 0, 0),
+}
+
+
+def reach(names=tuple(CALLS)):
+    failed = {}
+    for name in names:
+        call = CALLS[name]
+        ctypes.set_errno(0)
+        failed[name] = errno.errorcode.get(ctypes.get_errno(), "?") if call() == -1 else "ok"
+    return failed
+"""
+
+
+def test_the_copy_cannot_reach_into_the_stopped_kernel(student):
+    kernel = student(REACH_MEMORY)
+    (reach,) = kernel.begin("reach")
+    with lending.lending_copy(["reach"]):
+        copy = lending._copy[0]
+        assert syscall_filter.filter_active(copy.pid)  # seen from outside
+        assert reach() == {"ptrace": "EPERM", "process_vm_writev": "EPERM", "pidfd_getfd": "EPERM"}
+    trusted.end()
+    kernel.begin("reach")  # nothing reached the kernel: it goes on
+
+
+def test_without_the_filter_the_same_calls_reach_the_kernel_and_lending_is_refused(student):
+    # The control: without the filter the call is made (here from the kernel, into its own
+    # parent, writing nothing), and a copy without the filter is never lent to.
+    kernel = student(REACH_MEMORY, filtered=False)
+    (reach,) = kernel.begin("reach")
+    assert reach(["process_vm_writev"]) == {"process_vm_writev": "ok"}
+    with pytest.raises(lending.LendingRefused, match="without the grading kernel's system-call"):
+        with lending.lending_copy(["reach"]):
+            pass
+
+
+EXIT_WITH = "def leave_status(code):\n    os._exit(code)\n"
+
+
+def test_a_copy_that_exits_with_a_status_of_its_own_ends_the_kernel(student):
+    kernel = student(EXIT_WITH)
+    (leave_status,) = kernel.begin("leave_status")
+    with lending.lending_copy(["leave_status"]):
+        with pytest.raises(lending.CopyDied, match="exited with status 7"):
+            leave_status(7)
+    with pytest.raises(lending.LendingRefused, match="status 7 by itself.*kernel was ended"):
+        trusted.end()
+    kernel.process.wait(timeout=10)
+
+
+# A cheating student side: the copy starts a process that outlives it (in the sandbox, a
+# grandchild whose parent ends at once: re-parented to the sandbox's init).
+START_PROCESS = """\
+import time
+
+
+def start(twice):
+    if os.fork() == 0:
+        if twice and os.fork() != 0:
+            os._exit(0)
+        time.sleep(60)
+        os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandboxed"])
+def test_a_process_started_by_the_copy_is_killed_and_ends_the_kernel(student, sandboxed):
+    kernel = student(START_PROCESS, sandboxed=sandboxed)
+    (start,) = kernel.begin("start")
+    kernel_pid = SESSION.kernel_pid
+    with lending.lending_copy(["start"]):
+        start(sandboxed)
+        time.sleep(0.2)
+        started = lending.processes_beside(kernel_pid, {lending._copy[0].pid})
+    assert started  # (sandboxed, the grandchild and its ended parent, not yet reaped)
+    with pytest.raises(lending.LendingRefused, match=r"started processes of its own \(\d+ \("):
+        trusted.end()
+    kernel.process.wait(timeout=10)
+    time.sleep(0.2)
+    assert all(state(pid) in ("gone", "Z") for pid in started)
+
+
+def test_no_copy_is_lent_to_while_the_kernel_has_another_process(student):
+    kernel = student("import subprocess\nsleeper = subprocess.Popen(['sleep', '60'])\n")
+    kernel.begin("Box")
+    with pytest.raises(lending.LendingRefused, match=r"other processes running \(\d+ \(sleep\)"):
+        with lending.lending_copy(["Box.double"]):
+            pass

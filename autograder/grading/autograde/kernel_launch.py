@@ -19,6 +19,9 @@ KERNEL_NAME = "python3"
 # import the grader's packages. Named to the kernel through this variable, which it removes.
 AUDIT_HOOK_ENV = "AUTOGRADER_AUDIT_HOOK"
 AUDIT_HOOK_FILE = Path(__file__).resolve().parents[1] / "integrity" / "runtime_audit.py"
+# The system-call filter (see verdicts.syscall_filter), loaded by its file in the same way.
+SYSCALL_FILTER_ENV = "AUTOGRADER_SYSCALL_FILTER"
+SYSCALL_FILTER_FILE = Path(__file__).resolve().parents[1] / "verdicts" / "syscall_filter.py"
 # Top-level packages the kernel must not import (comma-separated; removed by the kernel): an
 # unsandboxed kernel's best effort at having no autograd library (student code in the same
 # process can undo it; the runtime record flags any such import). The sandbox mounts none.
@@ -27,9 +30,10 @@ NO_IMPORT_ENV = "AUTOGRADER_NO_IMPORT"
 # Runs as the kernel's first code: the address-space limit (argv[1], bytes, 0 for none),
 # the process-count limit (argv[2], 0 for none), then PR_SET_PDEATHSIG so a killed worker
 # takes its kernel along, then ipykernel itself. SIGINT raises KeyboardInterrupt again
-# (ignored by the sandbox's launcher, inherited through bwrap). The runtime record's
-# audit hook goes in last, before any notebook code (it cannot be removed), then the
-# refusal of the packages named in NO_IMPORT_ENV.
+# (ignored by the sandbox's launcher, inherited through bwrap). The system-call filter
+# goes in while the kernel has one thread (a kernel that cannot have it does not start),
+# the runtime record's audit hook last, before any notebook code (neither can be removed),
+# then the refusal of the packages named in NO_IMPORT_ENV.
 LAUNCHER = """\
 import ctypes, resource, runpy, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # the sandbox's launcher ignores it
@@ -43,12 +47,15 @@ try:
 except (AttributeError, OSError):
     pass
 import importlib.util, os
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+if os.environ.get("AUTOGRADER_SYSCALL_FILTER"):
+    load("_syscall_filter", os.environ.pop("AUTOGRADER_SYSCALL_FILTER")).install()
 if os.environ.get("AUTOGRADER_AUDIT_HOOK"):
-    hook = os.environ.pop("AUTOGRADER_AUDIT_HOOK")
-    spec = importlib.util.spec_from_file_location("_runtime_audit", hook)
-    audit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(audit)
-    audit.install_from_environment()
+    load("_runtime_audit", os.environ.pop("AUTOGRADER_AUDIT_HOOK")).install_from_environment()
 refused = frozenset(filter(None, os.environ.pop("AUTOGRADER_NO_IMPORT", "").split(",")))
 if refused:
     class Refused:

@@ -17,16 +17,24 @@ or eventfd leads back to the kernel; and no shared mapping of memory. The kernel
 (SIGSTOP) while its copy lives: none of its threads runs meanwhile (to read the copy's
 memory, say). A copy that fails a check is killed and the check fails with the reason.
 
-When the copy is killed, the trusted side looks again before the kernel goes on: the
-kernel must not have run (its threads' context switches) nor have signals pending, and
-the file system's names and metadata, which a copy can change by path without a file
-descriptor, must be as they were (``copy_traces``). Otherwise the kernel is ended too
-(SIGKILL: the notebook grades as a dead kernel), as it may hold what the copy passed on.
+The kernel and everything it starts run under the grading kernel's system-call filter
+(``syscall_filter``, installed by its launcher and checked on the copy from outside): no
+ptrace, process_vm_writev or pidfd_getfd into the stopped kernel, no new namespace to hide
+a process in. No other process of the kernel's may run when a copy is made (one could be
+given what the copy was lent): lending is refused.
 
-What this cannot close without seccomp: ptrace and process_vm_writev from the copy into
-the stopped kernel's memory; and 8 bits a cell through the copy's own exit status, which
-the kernel reads when it reaps its copy. Unsandboxed, where the kernel runs as root, the
-copy may also raise its own limit back, and the file system is not compared.
+When the copy is killed, the trusted side looks again before the kernel goes on: the
+kernel must not have run (its threads' context switches) nor have signals pending; the
+copy must have ended by this side's SIGKILL (an exit status of its own is read by the
+kernel when it reaps the copy: an honest copy kills itself the same way); no process the
+copy started may be left (killed, whatever it is); and the file system's names and
+metadata, which a copy can change by path without a file descriptor, must be as they were
+(``copy_traces``). Otherwise the kernel is ended too (SIGKILL: the notebook grades as a
+dead kernel), as it may hold what the copy passed on.
+
+What this cannot close unsandboxed: the copy's processes are found as the kernel's
+descendants (one whose parent ended is lost to the host's init), where the kernel runs as
+root the copy may raise its own limit back, and the file system is not compared.
 """
 
 import os
@@ -41,7 +49,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
-from autograder.grading.verdicts import copy_traces
+from autograder.grading.verdicts import copy_traces, syscall_filter
 from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import SESSION, handle_callback
 from autograder.grading.verdicts.wire import ChannelBroken
@@ -83,14 +91,20 @@ def parent_pid(pid: int) -> int:
         return 0
 
 
-def exit_text(pid: int, reported: list | None = None) -> str:
-    """How the ended copy ``pid`` ended, from its exit code while it is a zombie (field 52
-    of /proc/PID/stat), else from what its kernel reported."""
-    code = None
+def exit_code(pid: int) -> int | None:
+    """The wait status of the ended process ``pid`` while it is a zombie (field 52 of
+    /proc/PID/stat), else None."""
     with suppress(OSError, ValueError, IndexError):
         fields = stat_fields(pid)
         if fields[0] == "Z":
-            code = int(fields[49])
+            return int(fields[49])
+    return None
+
+
+def exit_text(pid: int, reported: list | None = None) -> str:
+    """How the ended copy ``pid`` ended, from its exit code while it is a zombie, else
+    from what its kernel reported."""
+    code = exit_code(pid)
     if code is None and type(reported) is list and len(reported) == 2:
         status, number = reported
         code = (number & 0x7F) if number else (status & 0xFF) << 8
@@ -105,6 +119,46 @@ def exit_text(pid: int, reported: list | None = None) -> str:
         guess = ": out of memory?" if number == signal.SIGKILL else ""
         return f"died (signal {number}, {name}){guess}"
     return f"exited with status {code >> 8}"
+
+
+def _pid_namespace(pid: int) -> str:
+    return os.readlink(f"/proc/{pid}/ns/pid")
+
+
+def processes_beside(kernel: int, allowed: set[int]) -> list[int]:
+    """The processes of the kernel's sandbox but the kernel, ``allowed`` and the sandbox's
+    init: every other process in the kernel's own pid namespace (the filter keeps them
+    from making another); unsandboxed, the kernel's other descendants."""
+    sandboxed = _pid_namespace(kernel) != _pid_namespace(os.getpid())
+    skipped = {kernel, *allowed, parent_pid(kernel) if sandboxed else kernel}
+    found, parents = [], {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        pid = int(name)
+        with suppress(OSError, ValueError, IndexError):
+            if not sandboxed:
+                parents[pid] = int(stat_fields(pid)[1])
+            elif pid not in skipped and _pid_namespace(pid) == _pid_namespace(kernel):
+                found.append(pid)
+    for pid, parent in parents.items():
+        seen = set()
+        while parent not in (0, 1, kernel) and parent not in seen:
+            seen.add(parent)
+            parent = parents.get(parent, 0)
+        if parent == kernel and pid not in skipped:
+            found.append(pid)
+    return sorted(found)
+
+
+def process_names(pids: list[int]) -> str:
+    """``pids`` in words: pid and command name each, at most three."""
+    named = []
+    for pid in pids[:3]:
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                named.append(f"{pid} ({comm.read().strip()})")
+        except OSError:
+            named.append(f"{pid} (ended)")
+    return ", ".join(named) + (f" and {len(pids) - 3} more" if len(pids) > 3 else "")
 
 
 def socket_inode(target: str) -> int | None:
@@ -224,13 +278,17 @@ def _threads(pid: int) -> list[int]:
 
 
 def _until_stopped(pid: int, wait: float = 2.0) -> None:
-    """Wait until every thread of ``pid`` is stopped (a signal takes effect a moment later,
-    thread by thread)."""
+    """Wait until every thread of ``pid`` is stopped or ended (a signal takes effect a
+    moment later, thread by thread)."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        with suppress(OSError, IndexError, ValueError):
-            if all(stat_fields(tid)[0] in "Tt" for tid in _threads(pid)):
+        try:
+            if all(stat_fields(tid)[0] in "TtZ" for tid in _threads(pid)):
                 return
+        except FileNotFoundError:
+            return  # gone
+        except (OSError, IndexError, ValueError):
+            pass
         time.sleep(0.001)
 
 
@@ -269,6 +327,7 @@ class Copy:
     stopped: bool = False
     files: dict | None = None  # the sandbox's writable folders when the copy started
     kernel_runs: tuple[int, int] | None = None  # the stopped kernel's runs_and_signals
+    beside: set[int] | None = None  # the kernel's other processes when the copy started
     started: float = field(default_factory=time.perf_counter)
     trace: dict = field(default_factory=dict)
 
@@ -346,6 +405,18 @@ def start_copy() -> Copy:
             )
         copy.pidfd = pidfd
         resource.prlimit(pid, resource.RLIMIT_NOFILE, (0, 0))
+        copy.beside = set(processes_beside(SESSION.kernel_pid, {pid}))
+        if not syscall_filter.filter_active(pid):
+            raise LendingRefused(
+                "the kernel's copy runs without the grading kernel's system-call filter: "
+                "lending refused"
+            )
+        if copy.beside:
+            named = process_names(sorted(copy.beside))
+            raise LendingRefused(
+                f"your kernel has other processes running ({named}): they could be handed "
+                "what a copy is lent, so lending refused"
+            )
         _signal(kernel_pidfd, signal.SIGSTOP)
         copy.stopped = kernel_pidfd is not None
         _until_stopped(SESSION.kernel_pid)
@@ -379,13 +450,23 @@ def end_copy() -> str:
     copy = _copy.pop()
     how = left = ""
     try:
+        # Stopped first, so that it starts nothing more while its processes are found.
+        _signal(copy.pidfd, signal.SIGSTOP)
+        _until_stopped(copy.pid, 1.0)
+        started = []
+        if copy.beside is not None:  # (a copy refused before: nothing was lent to it)
+            started = processes_beside(SESSION.kernel_pid, {copy.pid, *copy.beside})
+        started_names = process_names(started) if started else ""
+        for pid in started:
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         _signal(copy.pidfd, signal.SIGKILL)
         if copy.pidfd is not None:
             _ended(copy.pidfd, 5.0)
             how = exit_text(copy.pid).replace(": out of memory?", " at the end of its cell")
         with suppress(OSError):
             copy.sock.close()
-        left = _left_behind(copy)
+        left = _left_behind(copy, started_names)
         if left:
             if copy.kernel_pidfd is None:
                 with suppress(OSError):
@@ -410,10 +491,14 @@ def end_copy() -> str:
     return how
 
 
-def _left_behind(copy: Copy) -> str:
-    """How the ended ``copy`` reached back to its kernel, in words ("": it did not): the
-    stopped kernel ran or was signalled meanwhile, or the folders it may write changed."""
-    said = []
+def _left_behind(copy: Copy, started: str) -> str:
+    """How the ended ``copy`` reached back to its kernel, in words ("": it did not): it
+    ended with a status of its own, it ``started`` processes (named), the stopped kernel
+    ran or was signalled meanwhile, or the folders it may write changed."""
+    said = [f"the copy started processes of its own ({started})"] if started else []
+    code = exit_code(copy.pid)
+    if code is not None and code != signal.SIGKILL:
+        said.append(f"the copy {exit_text(copy.pid)} by itself, which your kernel reads")
     if copy.kernel_runs is not None:
         switches, pending = runs_and_signals(SESSION.kernel_pid)
         if switches != copy.kernel_runs[0]:

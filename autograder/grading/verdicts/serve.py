@@ -16,6 +16,7 @@ import builtins
 import io
 import operator
 import os
+import signal
 import socket
 import sys
 import types
@@ -346,9 +347,10 @@ def _alone_with(sock: socket.socket) -> socket.socket:
 
 
 def _copy_main(path: str, channel: Channel | None) -> None:
-    """The copy: alone with a new connection to the trusted side, it serves until told to
-    stop, then ends (``os._exit``: nothing of the kernel's is cleaned up twice)."""
-    code = 1
+    """The copy: alone with a new connection to the trusted side, it serves until it is
+    killed. It never exits with a status of its own: the kernel reads that status when it
+    reaps its copy, so the trusted side ends the kernel of a copy that did (a copy that
+    cannot go on kills itself as the trusted side would)."""
     try:
         if channel is not None:
             channel.sock.detach()  # the kernel's connection: closed below with the rest
@@ -363,13 +365,8 @@ def _copy_main(path: str, channel: Channel | None) -> None:
         copy = Channel(sock, server.handle, None)
         server.channel_ref[0] = copy
         copy.serve()
-        code = 0
-    except MemoryError:
-        code = 3
-    except BaseException:
-        code = 2
     finally:
-        os._exit(code)
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def serve(path: str, timeout: float | None = None) -> None:
