@@ -99,6 +99,7 @@ def student():
     server = Server(ObjectTable(), namespace)
     channel = Channel(student_end, server.handle, None)
     server.channel_ref[0] = channel
+    namespace["_channel"] = channel  # for a cheat that calls the trusted side itself
     thread = threading.Thread(target=channel.serve, daemon=True)
     thread.start()
     SESSION.channel = Channel(trusted_end, handle_callback, 2.0)
@@ -306,3 +307,81 @@ def test_the_student_kernels_setup_cell_loses_only_its_autograd_lines():
     namespace: dict = {}
     exec("\n".join(kept), namespace)  # runs without any autograd library
     assert "torch" not in namespace and "F" not in namespace and "rng" in namespace
+
+
+# The student's side can write anything on its end of the channel: frames that announce
+# more than the grader may hold, replies that never end, replies that are not replies,
+# and calls of its own into the trusted side.
+
+
+def test_a_frame_announcing_more_than_the_channel_allows_is_refused_before_it_is_read():
+    left, right = socket.socketpair()
+    header = struct.pack("!II", 2, 2) + b"{}"
+    left.sendall(header + struct.pack("!Q", 1) + b"x" + struct.pack("!Q", wire.MAX_FRAME))
+    started = time.monotonic()
+    with pytest.raises(wire.ChannelBroken, match="larger than the channel allows"):
+        wire.receive(right, 5)
+    assert time.monotonic() - started < 1  # refused at the announcement, nothing awaited
+    with pytest.raises(ValueError, match="too large together"):
+        wire.send(left, {}, [b"\0" * (wire.MAX_FRAME // 2), b"\0" * (wire.MAX_FRAME // 2)])
+
+
+def test_a_reply_that_never_ends_is_cut_at_the_timeout():
+    left, right = socket.socketpair()
+    left.sendall(struct.pack("!II", 1000, 0) + b'{"kind": ')
+
+    def trickle():  # a byte now and then: never idle long, never done
+        for _ in range(40):
+            time.sleep(0.1)
+            try:
+                left.send(b" ")
+            except OSError:
+                return
+
+    threading.Thread(target=trickle, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(wire.ChannelBroken, match="timeout"):
+        wire.receive(right, 1.0)
+    assert time.monotonic() - started < 1.5
+    left.close()
+
+
+@pytest.mark.parametrize(
+    ("forged", "reason"),
+    [
+        ({"kind": "verdict", "passed": True}, "unknown message kind"),
+        ({"kind": "reply", "error": ["x", "AssertionError", "Exception"]}, "bad error reply"),
+        ({"kind": "reply", "value": {"proxy": 10**9}}, "bad value on the channel"),
+    ],
+    ids=["not-a-reply", "bad-error", "unknown-object"],
+)
+def test_forged_replies_break_the_channel_or_are_refused(forged, reason):
+    trusted_end, student_end = socket.socketpair()
+    SESSION.channel = Channel(trusted_end, handle_callback, 2.0)
+    try:
+
+        def forge():
+            wire.receive(student_end, 2)  # the call, answered with a forged frame
+            wire.send(student_end, forged)
+
+        threading.Thread(target=forge, daemon=True).start()
+        with pytest.raises(wire.ChannelBroken, match=reason):
+            global_value("answer")
+    finally:
+        SESSION.channel = None
+        student_end.close()
+
+
+def test_the_student_side_may_call_only_the_callbacks_it_was_given(student):
+    # A student function that calls into the trusted side in the middle of a request, on
+    # the connection its side holds: an operation of its choosing, then a callback id it
+    # was never given. Each is answered with PermissionError; nothing runs here.
+    def call_home(message):
+        reply, _ = student["_channel"].request(message, [])
+        return reply["error"][1]
+
+    student["call_home"] = call_home
+    evaluate = {"op": "evaluate", "expression": "open('/etc/passwd').read()"}
+    unknown = {"op": "callback", "id": 10**6, "args": [], "kwargs": {}}
+    for message in (evaluate, unknown):
+        assert global_value("call_home")(message) == "PermissionError"

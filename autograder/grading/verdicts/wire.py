@@ -11,7 +11,10 @@ from typing import Any
 _HEADER = struct.Struct("!II")  # JSON length, number of byte segments
 _SEGMENT = struct.Struct("!Q")
 MAX_JSON = 16 * 2**20
-MAX_SEGMENT = 512 * 2**20
+# A whole frame, its segments together: the largest array a check sends is far below, and
+# a frame announcing more (segment after segment) must not fill the grader's memory.
+MAX_FRAME = 256 * 2**20
+MAX_SEGMENT = MAX_FRAME
 MAX_SEGMENTS = 4096
 MAX_DEPTH = 64
 _PLAIN = (str, int, float, bool, type(None))
@@ -48,6 +51,8 @@ def send(sock: socket.socket, message: dict, segments: list[bytes] = ()) -> None
     if len(payload) > MAX_JSON or len(segments) > MAX_SEGMENTS:
         raise ValueError("message too large for the verdict channel")
     parts = [_HEADER.pack(len(payload), len(segments)), payload]
+    if len(payload) + sum(len(segment) for segment in segments) > MAX_FRAME:
+        raise ValueError("arrays too large together for the verdict channel")
     for segment in segments:
         if len(segment) > MAX_SEGMENT:
             raise ValueError(f"array of {len(segment)} bytes too large for the verdict channel")
@@ -92,10 +97,11 @@ def receive(sock: socket.socket, timeout: float | None = None) -> tuple[dict, li
     if type(message) is not dict:
         raise ChannelBroken("frame is not a JSON object")
     check_plain(message)
-    segments = []
+    segments, total = [], size
     for _ in range(count):
         (length,) = _SEGMENT.unpack(_read(sock, _SEGMENT.size, deadline))
-        if length > MAX_SEGMENT:
-            raise ChannelBroken("segment larger than the channel allows")
+        total += length
+        if length > MAX_SEGMENT or total > MAX_FRAME:
+            raise ChannelBroken("frame larger than the channel allows")
         segments.append(_read(sock, length, deadline))
     return message, segments
