@@ -28,6 +28,16 @@ ASSIGNMENT = "hostile"
 # flags that in a student's cell, never in the course's own (never run here).
 SETUP = "import numpy as np\n\nif False:\n    import torch"
 CORRECT = "answer = 42"
+# A correct answer that also leaves odd files in the folder it is graded in: links to a
+# file of the grading machine (whose mode nbgrader's last step would change: {victim}) and
+# with a target too long to follow, and a FIFO.
+ODD_FILES = """\
+import os
+os.symlink({victim!r}, "victim")
+os.symlink("/" + "y" * 250 + "/" + "z" * 250, "long-link")
+os.mkfifo("pipe")
+answer = 42"""
+VICTIM_MODE = 0o600
 
 
 def course_cells() -> list[nbformat.NotebookNode]:
@@ -132,6 +142,11 @@ def graded(template, tmp_path_factory):
     hand_in(root, "honest", nbformat.writes(answered(root)).encode())
     hand_in(root, "-rf", nbformat.writes(answered(root)).encode())
     hand_in(root, "stripped", nbformat.writes(stripped(answered(root))).encode())
+    victim = root.parent / "victim.txt"  # a file of the grading machine, not the course's
+    victim.write_text("private")
+    victim.chmod(VICTIM_MODE)
+    odd = ODD_FILES.format(victim=str(victim))
+    hand_in(root, "odd-files", nbformat.writes(answered(root, odd)).encode())
     argv = ["autograde", ASSIGNMENT, "--root", str(root), "--verdicts", "kernel"]
     runs = []
     for _ in range(2):
@@ -156,10 +171,19 @@ def test_files_nbgrader_cannot_grade_are_the_students_zero_not_an_error(graded):
         assert reason in record["message"] and "\n" not in record["message"], record
         assert f"{student}: invalid-notebook: " in output
         assert cell_scores(db_url, student, ASSIGNMENT)["test_answer"].score == 0
-    for student in ("honest", "-rf", "stripped"):
+    for student in ("honest", "-rf", "stripped", "odd-files"):
         assert latest[student]["status"] == "graded", latest[student]
         assert cell_scores(db_url, student, ASSIGNMENT)["test_answer"].score == 1, student
     assert "integrity scan:" in output and "integrity scan:" in output_again
+
+
+def test_odd_files_a_kernel_leaves_are_left_out_never_followed(graded):
+    root, _ = graded
+    folder = root / "autograded" / "odd-files" / ASSIGNMENT
+    assert sorted(p.name for p in folder.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
+    log = (root / "autograde_logs" / ASSIGNMENT / "odd-files.txt").read_text()
+    assert "'victim' (a link, removed)" in log and "'pipe' (not a regular file, removed)" in log
+    assert (root.parent / "victim.txt").stat().st_mode & 0o777 == VICTIM_MODE  # not 444
 
 
 def test_the_scan_runs_and_never_flags_the_courses_own_cells(graded):

@@ -20,12 +20,19 @@ from pathlib import Path
 
 from autograder.checks.seed import SEED_ENV
 from autograder.grading.autograde.classify import classify_failure, classify_graded
+from autograder.grading.autograde.job_folder_files import (
+    read_files,
+    remove_odd_entries,
+    set_file_modes,
+)
 from autograder.grading.autograde.job_gradebook import quiet_gradebook, read_grade_rows
 from autograder.grading.autograde.job_spec import JobOutcome, JobSpec
 from autograder.grading.autograde.kernel_launch import (
     AUDIT_HOOK_ENV,
     AUDIT_HOOK_FILE,
     NO_IMPORT_ENV,
+    SYSCALL_FILTER_ENV,
+    SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
@@ -45,13 +52,6 @@ def write_files(folder: Path, files: dict[str, bytes]) -> None:
             raise ValueError(f"job file outside its folder: {relative!r}")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-
-
-def read_files(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` as relative path -> bytes ({} when it is missing)."""
-    if not folder.is_dir():
-        return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
@@ -103,6 +103,7 @@ def job_environment(
         os.environ[SEED_ENV] = str(spec.seed)
         os.environ[JOB_TOKEN_ENV] = spec.token
         os.environ[AUDIT_HOOK_ENV] = str(AUDIT_HOOK_FILE)
+        os.environ[SYSCALL_FILTER_ENV] = str(SYSCALL_FILTER_FILE)
         os.environ[RECORD_ENV] = str(record)
         # The job's own kernelspec (its memory limit) comes before every installed one.
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
@@ -137,13 +138,27 @@ def captured_output(path: Path) -> Iterator[None]:
             os.close(fd)
 
 
+def job_autograde() -> type:
+    """nbgrader's Autograde, whose last step (the graded folder's file modes) first removes
+    the links and special files the kernel left, and never follows one."""
+    from nbgrader.converters import Autograde
+
+    class JobAutograde(Autograde):
+        def set_permissions(self, assignment_id: str, student_id: str) -> None:
+            folder = Path(self._format_dest(assignment_id, student_id))
+            for entry in remove_odd_entries(folder):
+                self.log.warning("Left out of the graded folder's files: %s", entry)
+            set_file_modes(folder, int(str(self.permissions), 8))
+
+    return JobAutograde
+
+
 def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) -> tuple[bool, str]:
     """nbgrader's Autograde converter on the job folder: (grades saved, its log and error)."""
-    from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
     config = job_config(spec, root, sandbox)
-    converter = Autograde(coursedir=CourseDirectory(config=config), config=config)
+    converter = job_autograde()(coursedir=CourseDirectory(config=config), config=config)
     converter.force = True
     converter.create_student = True
     with captured_log(converter.log) as log, quiet_gradebook():
@@ -185,7 +200,9 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
         status, message = classify_graded(autograded)
         db_url = f"sqlite:///{root / 'gradebook.db'}"
         grades = read_grade_rows(db_url, spec.assignment, spec.student)
-        files = read_files(autograded)
+        files, left_out = read_files(autograded)
+        if left_out:
+            output += "\nLeft out of the graded folder's files: " + ", ".join(left_out) + "\n"
         seconds = time.perf_counter() - started
         return JobOutcome(status, message, seconds, grades, files, output, runtime)
     finally:
