@@ -117,6 +117,7 @@ def grade_with_time_limit(
     """
     from autograder.grading.autograde.grade_job import grade_job
     from autograder.grading.autograde.processes import kill_descendants, kill_job_processes
+    from autograder.grading.verdicts.forked_kernels import warm_pids
 
     expired = threading.Event()
     # Dask's own children of this process (if any) are older than the job: left alone.
@@ -142,7 +143,8 @@ def grade_with_time_limit(
             timer.cancel()
         kill_job_processes(spec.token)
         # Detached ones too (no job token): this process is their subreaper.
-        kill_descendants(keep=lambda pid: pid in dask_children)
+        # Kept too: the warm process trusted kernels are forked from (see forked_kernels).
+        kill_descendants(keep=lambda pid: pid in dask_children or pid in warm_pids())
     if expired.is_set():
         message = f"killed after the submission time limit of {time_limit:g} s"
         seconds = time.perf_counter() - started

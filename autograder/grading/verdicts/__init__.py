@@ -8,6 +8,8 @@ connection, calls both ways), ``serve`` (the student kernel's side), ``proxy`` (
 proxies on the trusted side), ``lending`` (the copies of the student's kernel that the
 reference's parts are lent to, checked from outside), ``copy_traces`` (what a copy left
 in the sandbox's writable folders), ``trusted`` (the trusted kernel's
-session per test cell), ``cells`` (which cells are tests, the trusted preamble, free names)
-and ``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel).
+session per test cell), ``cells`` (which cells are tests, the trusted preamble, free names),
+``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel),
+``forked_kernels`` (trusted kernels forked from a warm process) and ``syscall_filter``
+(the grading kernel's system-call filter).
 """

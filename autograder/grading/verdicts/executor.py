@@ -27,6 +27,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
 from autograder.grading.integrity.runtime_audit import SERVE_REQUEST
+from autograder.grading.verdicts import forked_kernels
 from autograder.grading.verdicts.cells import (
     free_names,
     preamble,
@@ -74,16 +75,14 @@ def write_trusted_kernelspec(folder: Path) -> None:
     """A kernelspec running ipykernel in this Python, without the grading kernel's wrapper."""
     target = folder / TRUSTED_KERNEL
     target.mkdir(parents=True, exist_ok=True)
+    # Test cells need no history: with it off, the trusted kernel writes nothing.
+    kernel_args = ["-f", "{connection_file}", "--HistoryManager.enabled=False"]
+    if forked_kernels.enabled():
+        argv = forked_kernels.relay_argv(kernel_args)
+    else:
+        argv = [sys.executable, "-m", "ipykernel_launcher", *kernel_args]
     spec = {
-        # Test cells need no history: with it off, the trusted kernel writes nothing.
-        "argv": [
-            sys.executable,
-            "-m",
-            "ipykernel_launcher",
-            "-f",
-            "{connection_file}",
-            "--HistoryManager.enabled=False",
-        ],
+        "argv": argv,
         "display_name": "Python 3 (trusted verdicts)",
         "language": "python",
         "metadata": {"debugger": False},
