@@ -96,8 +96,11 @@ def warm_socket() -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_")}
     env.update(PYTHONSAFEPATH="1", PYTHONNOUSERSITE="1")
     command = [sys.executable, "-m", __name__, str(listener.fileno()), str(os.getpid())]
+    # Its own streams lead nowhere: each kernel gets its relay's, and the job's captured
+    # output (where this one's would go) is a file deleted with the job.
+    quiet = subprocess.DEVNULL
     process = subprocess.Popen(
-        command, pass_fds=[listener.fileno()], env=env, stdin=subprocess.DEVNULL
+        command, pass_fds=[listener.fileno()], env=env, stdin=quiet, stdout=quiet, stderr=quiet
     )
     listener.close()  # the warm process holds it; a kernel asked for meanwhile waits in it
     _warm[key] = (process, path)
