@@ -15,7 +15,6 @@ from autograder.checks.text_table import read_columns
 from autograder.grading.redteam import (
     CHEATS,
     HONEST,
-    PRESENT_DEFENCES,
     format_red_team,
     run_red_team,
 )
@@ -32,11 +31,6 @@ def red_team(tmp_path_factory):
 @pytest.mark.parametrize("cheat", CHEATS, ids=lambda cheat: cheat.student)
 def test_each_cheat_is_contained(red_team, cheat):
     row = next(r for r in red_team.cheats if r.student == cheat.student)
-    if cheat.defence not in PRESENT_DEFENCES:
-        # Not skipped: what it got is reported, and held once its defence is merged.
-        print(f"{cheat.student}: {row.outcome}")
-        assert row.outcome.startswith(f"needs {cheat.defence}")
-        return
     assert not row.verdict, f"{cheat.student} ({cheat.story}): {row.verdict}"
 
 
@@ -53,9 +47,7 @@ def test_cheats_that_earn_points_are_the_flagged_ones(red_team):
     # With trusted verdicts and the sandbox no cheat may earn points unflagged; one that
     # earns any is flagged and loses them with zeroing. (That the cheats work where the
     # tests share the student's kernel is shown by tests/test_trusted_grading.py.)
-    earning = [
-        row for row in red_team.cheats if row.defended and row.score.score > row.honest_points
-    ]
+    earning = [row for row in red_team.cheats if row.score.score > row.honest_points]
     assert all(row.flagged_rules and row.zeroed.score <= row.honest_points for row in earning)
     # The run is tested by cheats that act: the runtime record saw what many of them tried.
     tried = [
@@ -75,12 +67,7 @@ def test_table_has_a_row_per_student_each_contained(red_team):
     )
     rows = read_columns(table)
     assert [row["student"] for row in rows] == [*(cheat.student for cheat in CHEATS), *HONEST]
-    waiting = {c.student: c.defence for c in CHEATS if c.defence not in PRESENT_DEFENCES}
-    for row in rows:
-        if row["student"] in waiting:
-            assert row["contained"].startswith("needs " + waiting[row["student"]]), table
-        else:
-            assert row["contained"] in ("yes", "unchanged"), table
+    assert all(row["contained"] in ("yes", "unchanged") for row in rows), table
 
 
 def test_report_shows_flags_and_failures(red_team):

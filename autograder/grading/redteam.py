@@ -10,9 +10,7 @@ scan flags it (and zeroing then takes the points away); crashes and hangs must e
 expected status and leave the others untouched, and no cheat may leave lasting harm (a
 changed course file, a process still running).
 
-Each cheat names the defence that stops it. Those of this branch (``PRESENT_DEFENCES``)
-must hold; a cheat whose defence is not here yet is graded all the same and its row says
-"needs <defence>" with what it got, instead of failing the red team.
+Each cheat names the defence that stops it (one of ``DEFENCES``), shown in its row.
 """
 
 import hashlib
@@ -53,7 +51,6 @@ HONEST_BUG = "bug-power-rule"  # an honest student with a real mistake, graded a
 # engine) and "trusted" (verdicts decided outside the student's kernel). All are here; a
 # cheat whose defence were missing would be reported as waiting for it.
 DEFENCES = ("scan", "audit", "limits", "checks", "sandbox", "trusted")
-PRESENT_DEFENCES = frozenset(DEFENCES)
 SUBMISSION_TIMEOUT = 150  # seconds: a worker stopped by its kernel is killed after this
 # A detached process a cheat leaves running is `sleep` of this many seconds, to find it.
 DETACHED_SECONDS = f"{random.randint(10**6, 10**7)}.25"
@@ -631,11 +628,6 @@ class RedTeamRow:
     harm: str = ""  # lasting harm found after the run
 
     @property
-    def defended(self) -> bool:
-        """Whether the defence that stops this cheat is in this branch."""
-        return self.defence in PRESENT_DEFENCES
-
-    @property
     def flagged_rules(self) -> set[str]:
         return {flag.rule for flag in self.flags}
 
@@ -659,10 +651,7 @@ class RedTeamRow:
 
     @property
     def outcome(self) -> str:
-        """The table's last column: contained, not contained, or waiting for its defence."""
-        if not self.defended:
-            seen = "contained here" if not self.verdict else self.verdict
-            return f"needs {self.defence} ({seen})"
+        """The table's last column: contained, or what went wrong."""
         return "yes" if not self.verdict else "NO: " + self.verdict
 
 
@@ -837,6 +826,6 @@ def main(workspace: Path) -> int:
         f"\ngraded {len(result.run.records)} submissions of {ASSIGNMENT} in "
         f"{time.perf_counter() - started:.0f} s; workspace: {result.root}"
     )
-    failed = [row for row in result.cheats if row.defended and row.verdict]
+    failed = [row for row in result.cheats if row.verdict]
     contained = not failed and not result.honest_problems()
     return 0 if contained else 1
