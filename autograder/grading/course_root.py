@@ -14,6 +14,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 CONFIG_NAME = "nbgrader_config.py"
+# Files the grading tools keep at the course root, named here once for all that read them.
+FLAGS_NAME = "integrity.json"  # the integrity scan's flags (integrity.record)
+LOG_NAME = "autograde_log.json"  # one record per graded submission (autograde.log)
 # nbgrader's gradebook keeps ids in VARCHAR(128) columns: PostgreSQL refuses a longer one in
 # the middle of grading, where sqlite would store it; both are refused before anything runs.
 MAX_ID_LENGTH = 128

@@ -6,10 +6,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from autograder.grading.course_root import AutogradeError
+from autograder.grading.course_root import LOG_NAME, AutogradeError
 from autograder.grading.json_records import append_records, read_records
 
-LOG_NAME = "autograde_log.json"
 # A file nbgrader cannot grade (not a notebook, unknown grade ids): the student's, 0.
 INVALID_NOTEBOOK = "invalid-notebook"
 STATUSES = ("graded", "timeout", "kernel-died", "memory", INVALID_NOTEBOOK, "error", "skipped")

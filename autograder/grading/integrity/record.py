@@ -8,13 +8,11 @@ replacing that student's earlier ones, and a scan keeps them and zeroes with the
 
 from pathlib import Path
 
-from autograder.grading.course_root import Course
+from autograder.grading.course_root import FLAGS_NAME, Course
 from autograder.grading.integrity.flags import RUNTIME_PREFIX, Flag, read_flags, write_flags
 from autograder.grading.integrity.scan import scan_submissions
 from autograder.grading.integrity.zeroing import zero_flagged_exercises
 from autograder.grading.repo_paths import notebook_path
-
-FLAGS_NAME = "integrity.json"
 
 
 def stored_flags(root: Path) -> list[Flag]:

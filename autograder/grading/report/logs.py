@@ -8,10 +8,8 @@ with an odd or missing field still shows instead of stopping the report.
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grading.course_root import FLAGS_NAME, LOG_NAME
 from autograder.grading.json_records import read_records
-
-INTEGRITY_FILE = "integrity.json"
-LOG_FILE = "autograde_log.json"
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,7 @@ def read_json_list(path: Path) -> list[dict] | None:
 
 def read_flag_rows(root: Path, assignment: str) -> list[FlagRow] | None:
     """The integrity scan's findings for the assignment, sorted; None if no scan was run."""
-    records = read_json_list(root / INTEGRITY_FILE)
+    records = read_json_list(root / FLAGS_NAME)
     if records is None:
         return None
     flags = [
@@ -80,7 +78,7 @@ def _seconds(value: object) -> float | None:
 
 def read_log_rows(root: Path, assignment: str) -> list[LogRecord] | None:
     """The assignment's grading records in log order; None when there is no log."""
-    records = read_json_list(root / LOG_FILE)
+    records = read_json_list(root / LOG_NAME)
     if records is None:
         return None
     return [
