@@ -73,13 +73,14 @@ def is_subreaper() -> bool:
 
 def kill_descendants(keep: Callable[[int], bool] = lambda pid: False) -> int:
     """SIGKILL every descendant of this process (but the children ``keep`` names and their
-    own descendants) and reap them; returns how many were killed.
+    own descendants) and reap them; returns how many processes were killed (each once,
+    however many rounds a slow death took).
 
     Run by a subreaper, this finds the detached ones too: when a parent is killed, its
     children come back to this process as children, so each round finds the next layer.
     """
     me = psutil.Process()
-    killed = 0
+    killed: set[int] = set()
     for _ in range(KILL_ROUNDS):
         found = []
         for child in me.children():
@@ -93,13 +94,13 @@ def kill_descendants(keep: Callable[[int], bool] = lambda pid: False) -> int:
         for process in alive:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
-        killed += len(alive)
+        killed.update(process.pid for process in alive)
         if alive:
             time.sleep(0.02)  # let the kills land before reaping
         _reap(me, keep)
         if not alive:
             break
-    return killed
+    return len(killed)
 
 
 def _alive(process: psutil.Process) -> bool:
