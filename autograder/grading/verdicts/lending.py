@@ -129,7 +129,8 @@ def processes_beside(kernel: int, allowed: set[int]) -> list[int]:
     """The processes of the kernel's sandbox but the kernel, ``allowed`` and the sandbox's
     init: every other process in the kernel's own pid namespace (the filter keeps them
     from making another); unsandboxed, the kernel's other descendants."""
-    sandboxed = _pid_namespace(kernel) != _pid_namespace(os.getpid())
+    namespace = _pid_namespace(kernel)  # read once: compared with every process's
+    sandboxed = namespace != _pid_namespace(os.getpid())
     skipped = {kernel, *allowed, parent_pid(kernel) if sandboxed else kernel}
     found, parents = [], {}
     for name in filter(str.isdigit, os.listdir("/proc")):
@@ -137,7 +138,7 @@ def processes_beside(kernel: int, allowed: set[int]) -> list[int]:
         with suppress(OSError, ValueError, IndexError):
             if not sandboxed:
                 parents[pid] = int(stat_fields(pid)[1])
-            elif pid not in skipped and _pid_namespace(pid) == _pid_namespace(kernel):
+            elif pid not in skipped and _pid_namespace(pid) == namespace:
                 found.append(pid)
     for pid, parent in parents.items():
         seen = set()
