@@ -9,6 +9,7 @@ nothing in the user's home changes what it does. The kernel is this environment'
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -22,6 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading.student_lab import lab_command, lab_environment
+
+# Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
+PAGE_MS = 60_000
+RUN_MS = 90_000
 
 CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
 
@@ -217,3 +222,45 @@ def stop(server: LabServer, timeout: float = 15) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=timeout)
+
+
+# Driving a notebook page (playwright's sync API, imported where used: it may be absent).
+def code_cell(page, text: str):
+    """The code cell whose source contains ``text``."""
+    return page.locator(".jp-Notebook .jp-CodeCell", has=page.locator(".cm-content", has_text=text))
+
+
+def replace_source(page, cell, source: str) -> None:
+    """Type ``source`` into a cell's CodeMirror editor, replacing what is there."""
+    editor = cell.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+
+
+def run_cell(page, cell) -> None:
+    """Click into ``cell`` and run it with Shift+Enter, again if the keys were lost (a
+    click that landed while the notebook was still laying itself out on a busy machine:
+    the prompt is still "[ ]" seconds later, where a queued cell shows "[*]")."""
+    prompt = cell.locator(".jp-InputPrompt")
+    for _ in range(3):
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Shift+Enter")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if prompt.inner_text().strip() not in ("[ ]:", ""):
+                return
+            time.sleep(0.2)
+
+
+def wait_until_run(cell) -> None:
+    """Wait until the cell has finished running (its prompt shows a number, not [*])."""
+    from playwright.sync_api import expect
+
+    expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=RUN_MS)
+
+
+def run_menu(page, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()

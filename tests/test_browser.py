@@ -14,7 +14,6 @@ is skipped, saying why.
 """
 
 import json
-import re
 import time
 
 import nbformat
@@ -22,9 +21,16 @@ import pytest
 from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    PAGE_MS,
+    RUN_MS,
     browser_unavailable_reason,
+    code_cell,
     copy_course,
     jupyter_lab,
+    replace_source,
+    run_cell,
+    run_menu,
+    wait_until_run,
 )
 
 from autograder.grading.engine_sync import strip_solution_markers
@@ -36,9 +42,6 @@ pytestmark = pytest.mark.slow
 SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
 NOTEBOOK = "01-worked-example"
 ASSIGNMENTS = ("00-recipe", "01-worked-example")
-# Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
-PAGE_MS = 60_000
-RUN_MS = 90_000
 
 WRONG_UNBROADCAST = """\
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -76,47 +79,6 @@ def browser_ready():
     if reason:
         print(f"browser test skipped: {reason}")
         pytest.skip(reason)
-
-
-def code_cell(page, text: str):
-    """The code cell whose source contains ``text``."""
-    return page.locator(".jp-Notebook .jp-CodeCell", has=page.locator(".cm-content", has_text=text))
-
-
-def replace_source(page, cell, source: str) -> None:
-    """Type ``source`` into a cell's CodeMirror editor, replacing what is there."""
-    editor = cell.locator(".cm-content")
-    editor.click()
-    page.keyboard.press("Control+a")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
-
-
-def run_cell(page, cell) -> None:
-    """Click into ``cell`` and run it with Shift+Enter, again if the keys were lost (a
-    click that landed while the notebook was still laying itself out on a busy machine:
-    the prompt is still "[ ]" seconds later, where a queued cell shows "[*]")."""
-    prompt = cell.locator(".jp-InputPrompt")
-    for _ in range(3):
-        cell.locator(".cm-content").click()
-        page.keyboard.press("Shift+Enter")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if prompt.inner_text().strip() not in ("[ ]:", ""):
-                return
-            time.sleep(0.2)
-
-
-def wait_until_run(cell) -> None:
-    """Wait until the cell has finished running (its prompt shows a number, not [*])."""
-    from playwright.sync_api import expect
-
-    expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=RUN_MS)
-
-
-def run_menu(page, item: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
 # nbgrader's instructor tools and JupyterLab's news prompt, as they show in the instructor's lab.

@@ -258,7 +258,7 @@ def test_the_handler_is_installed_once_and_never_over_someone_elses(monkeypatch)
     shell = FakeShell()
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     assert tracebacks.install_quiet_tracebacks() is True
-    assert shell.custom_exceptions == (AssertionError,)
+    assert shell.custom_exceptions == (AssertionError, NotImplementedError)
     assert shell.CustomTB is tracebacks.show_quietly
     assert tracebacks.install_quiet_tracebacks() is True  # already ours
 

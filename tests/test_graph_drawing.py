@@ -55,9 +55,10 @@ EXPRESSIONS = [
 def test_the_worked_example_has_each_node_once_with_torchs_edges():
     drawn = record_torch(worked_loss, WORKED, requires_grad=["w", "b"])
     names = [box.name for box in drawn.boxes]
-    assert names == ["w", "MulBackward0", "SumBackward0", "b", "AddBackward0", "PowBackward0"]
-    assert drawn.edges() == [(0, 1), (1, 2), (2, 4), (3, 4), (4, 5)]
-    assert [box.leaf for box in drawn.boxes] == [True, False, False, True, False, False]
+    # by depth: the leaves, then each result after the longest chain beneath it
+    assert names == ["w", "b", "MulBackward0", "SumBackward0", "AddBackward0", "PowBackward0"]
+    assert drawn.edges() == [(0, 2), (2, 3), (3, 4), (1, 4), (4, 5)]
+    assert [box.leaf for box in drawn.boxes] == [True, True, False, False, False, False]
 
 
 @pytest.mark.parametrize("fn, inputs, requires_grad", EXPRESSIONS)
@@ -161,20 +162,42 @@ def test_a_wrong_backward_rule_shows_in_the_engines_numbers(monkeypatch):
     assert lines["w"] == ["w", "data [1, 2]", "grad [46, 46]"]  # torch: [69, 92]
 
 
+def test_results_gradients_come_from_the_students_own_backward(monkeypatch):
+    # a backward that stores twice the gradient: every box shows it, results included, since
+    # the drawing has no backward pass of its own to fall back on
+    honest = Scalar.backward
+
+    def doubling(self):
+        honest(self)
+        leaves = [p for node in nodes_of(self) for p, _ in node.parents if p.is_leaf]
+        for leaf in {id(leaf): leaf for leaf in leaves}.values():
+            leaf.grad *= 2
+
+    def nodes_of(node):
+        return [node, *[n for p, _ in node.parents for n in nodes_of(p)]]
+
+    monkeypatch.setattr(Scalar, "backward", doubling)
+    ours = record_engine(lambda x: x**2 + 3 * x, {"x": 2.0}, tensor_type=Scalar)
+    assert [box_lines(b)[2] for b in ours.boxes] == ["grad 14", "grad 2", "grad 2", "grad 1"]
+    monkeypatch.setattr(Scalar, "backward", lambda self: (_ for _ in ()).throw(NotImplementedError))
+    with pytest.raises(NotImplementedError):
+        record_engine(lambda x: x**2 + 3 * x, {"x": 2.0}, tensor_type=Scalar)
+
+
 def test_the_scalar_engine_shows_local_derivatives_on_its_arrows():
     ours = record_engine(lambda x: x**2 + 3 * x, {"x": 2.0}, tensor_type=Scalar)
     theirs = record_torch(lambda x: x**2 + 3 * x, {"x": 2.0})
     assert [box_lines(b)[1:] for b in ours.boxes] == [box_lines(b)[1:] for b in theirs.boxes]
     assert box_lines(ours.boxes[0]) == ["x", "data 2", "grad 7"]
-    assert [b.notes for b in ours.boxes] == [(), ("×4",), ("×3",), ("×1", "×1")]
-    assert ours.edges() == theirs.edges() == [(0, 1), (0, 2), (1, 3), (2, 3)]
+    assert [b.notes for b in ours.boxes] == [(), ("×3",), ("×4",), ("×1", "×1")]
+    assert ours.edges() == theirs.edges() == [(0, 1), (0, 2), (2, 3), (1, 3)]
 
 
 def test_layers_go_left_to_right_and_each_box_has_its_own_place():
     drawn = record_torch(worked_loss, WORKED, requires_grad=["w", "b"])
     column = layers(drawn)
     assert all(column[s] < column[t] for s, t in drawn.edges())
-    assert column == [0, 1, 2, 2, 3, 4]  # b sits just left of the add that uses it
+    assert column == [0, 2, 1, 2, 3, 4]  # b sits just left of the add that uses it
     positions = layout(drawn)
     assert len(set(positions)) == len(drawn.boxes)
 
@@ -184,8 +207,9 @@ def test_walking_an_engine_output_shows_what_the_engine_keeps():
     output = worked_loss(*leaves.values())
     output.backward()
     drawn = walk_engine(output, leaves)
-    assert [box_lines(b) for b in drawn.boxes][:2] == [
+    assert [box_lines(b) for b in drawn.boxes][:3] == [
         ["w", "data [1, 2]", "grad [69, 92]"],
+        ["b", "data 0.5", "grad 23"],
         ["MulBackward0", "data [3, 8]", "grad not kept"],
     ]
 

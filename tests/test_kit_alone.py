@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 from packaging.requirements import Requirement
 
 from autograder.grading.cli import main
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments, notebook_path
 
 pytestmark = pytest.mark.slow
 
@@ -202,26 +202,130 @@ def test_the_reference_typed_in_passes_every_visible_check(kit_python, kernel_na
     assert total and total[1] == total[2], text
 
 
-def test_a_check_names_the_unwritten_exercise_it_needs(kit_python, kernel_name):
-    """05 solved but for the Tensor cell (add_, mul_): the SGD check, which borrows add_ from
-    the reference where there is one, asks for add_ first instead of failing on it."""
-    _, kit = kit_python
-    assignment = "05-common-pitfalls"
-    folder = kit.parent / "prerequisite" / assignment
-    folder.mkdir(parents=True)
-    release = nbformat.read(kit / assignment / f"{assignment}.ipynb", as_version=4)
-    solution = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
+PREREQUISITE = "05-common-pitfalls"
+UNWRITTEN = "tensor"  # 05's cell of add_ and mul_, which the SGD check also runs
+SGD_CHECK = "test_sgd_zero_grad"
+PREREQUISITE_MESSAGE = "this check also runs your `Tensor.add_`, which is not written yet"
+
+
+def solved_but_one(kit: Path) -> nbformat.NotebookNode:
+    """05 with the reference typed in everywhere but the Tensor cell (add_, mul_)."""
+    release = nbformat.read(kit / PREREQUISITE / f"{PREREQUISITE}.ipynb", as_version=4)
+    solution = nbformat.read(notebook_path(SOLUTIONS_DIR, PREREQUISITE), as_version=4)
     notebook = solved(release, solution)
     for ours, blank in zip(notebook.cells, release.cells, strict=True):
-        if ours.metadata.get("nbgrader", {}).get("grade_id") == "tensor":
+        if ours.metadata.get("nbgrader", {}).get("grade_id") == UNWRITTEN:
             ours.source = blank.source
-    notebook = execute(notebook, folder, kernel_name, True)
-    sgd = next(
-        c
-        for c in notebook.cells
-        if c.metadata.get("nbgrader", {}).get("grade_id") == "test_sgd_zero_grad"
+    return notebook
+
+
+def graded_cell(notebook, grade_id: str):
+    return next(
+        c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
     )
-    error = next(output for output in sgd.outputs if output.output_type == "error")
+
+
+def test_a_check_names_the_unwritten_exercise_it_needs(kit_python, kernel_name):
+    """The SGD check, which borrows add_ from the reference where there is one, asks for add_
+    first instead of failing on it."""
+    _, kit = kit_python
+    folder = kit.parent / "prerequisite" / PREREQUISITE
+    folder.mkdir(parents=True)
+    notebook = execute(solved_but_one(kit), folder, kernel_name, True)
+    error = next(o for o in graded_cell(notebook, SGD_CHECK).outputs if o.output_type == "error")
     assert error.ename == "NotImplementedError"
-    assert "this check also runs your `Tensor.add_`, which is not written yet" in error.evalue
+    assert PREREQUISITE_MESSAGE in error.evalue
     assert "not attempted" in progress_text(notebook)
+
+
+# The last cell of the lab's copy: where its kernel runs, and whether the reference is there.
+WHERE_AM_I = (
+    "import importlib.util, sys\n"
+    "print('kernel python:', sys.executable)\n"
+    "print('reference engine:', importlib.util.find_spec('autograder.engine'))"
+)
+
+
+def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
+    """A real JupyterLab (the student profile) whose notebook runs on the kit environment's
+    kernel: Run All shows a passing check and the prerequisite message in Chromium;
+    screenshots go to build/screenshots/kit-*.png."""
+    from browser_helpers import (
+        CHROMIUM,
+        CHROMIUM_ARGS,
+        PAGE_MS,
+        RUN_MS,
+        browser_unavailable_reason,
+        code_cell,
+        jupyter_lab,
+        replace_source,
+        run_menu,
+        wait_until_run,
+    )
+
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"kit lab test skipped: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=PAGE_MS)
+    python, kit = kit_python
+    notebook = solved_but_one(kit)
+    notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "kit"}
+    for cell in notebook.cells:
+        # Run All goes on past a failing cell (JupyterLab sends such a cell stop_on_error
+        # false), as a student running cell by cell would
+        if cell.cell_type == "code":
+            cell.metadata.setdefault("tags", []).append("raises-exception")
+    notebook.cells.append(nbformat.v4.new_code_cell(WHERE_AM_I))
+    lab = tmp_path / "lab"
+    (lab / PREREQUISITE).mkdir(parents=True)
+    nbformat.write(notebook, lab / PREREQUISITE / f"{PREREQUISITE}.ipynb")
+    shots = REPO_ROOT / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    sgd_first_line = graded_cell(notebook, SGD_CHECK).source.splitlines()[0]
+    solution = nbformat.read(notebook_path(SOLUTIONS_DIR, PREREQUISITE), as_version=4)
+    written = graded_cell(solved(notebook, solution), UNWRITTEN).source
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            with jupyter_lab(lab, tmp_path / "state", student=True) as server:
+                page = browser.new_page(viewport={"width": 1200, "height": 1400})
+                page.set_default_timeout(PAGE_MS)
+                page.goto(server.url(f"lab/tree/{PREREQUISITE}/{PREREQUISITE}.ipynb"))
+                # the status bar names the kernel once it is up (Run All before that asks
+                # which kernel to start)
+                expect(page.get_by_text("kit | Idle")).to_have_count(1)
+                run_menu(page, "Run All Cells")
+                last = code_cell(page, "print('kernel python:'")
+                expect(last.locator(".jp-OutputArea-output")).to_contain_text(
+                    "reference engine: None", timeout=RUN_MS * 3
+                )
+                wait_until_run(last)
+                assert str(python) in last.locator(".jp-OutputArea-output").inner_text()
+
+                sgd = code_cell(page, sgd_first_line)
+                stderr = sgd.locator("[data-mime-type='application/vnd.jupyter.stderr']")
+                expect(stderr).to_contain_text(PREREQUISITE_MESSAGE)
+                stderr.scroll_into_view_if_needed()
+                frames = stderr.inner_text()
+                assert "site-packages" not in frames and "contextlib" not in frames, frames
+                sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
+
+                # As the message says: write add_, run the check again (Run All: the cells
+                # between build on the Tensor class), and it passes.
+                tensor_cell = code_cell(page, "class Tensor:")
+                expect(tensor_cell).to_have_count(1)
+                replace_source(page, tensor_cell, written)
+                run_menu(page, "Run All Cells")
+                expect(sgd.locator(".autograder-pass").first).to_be_visible(timeout=RUN_MS * 3)
+                wait_until_run(sgd)
+                expect(stderr).to_have_count(0)
+                sgd.scroll_into_view_if_needed()
+                sgd.screenshot(path=str(shots / "kit-check-pass.png"))
+        finally:
+            browser.close()

@@ -57,6 +57,29 @@ def test_an_unwritten_other_part_is_named_instead_of_failing_the_check(kit):
             Tensor().step()
 
 
+def test_the_write_first_error_is_shown_as_a_failed_check_is(kit):
+    """In a kernel: no check-library frame and no chained stub traceback under the message;
+    a student's own NotImplementedError is shown as IPython shows it."""
+    from test_display import FakeShell, frame_modules
+
+    from autograder.checks import tracebacks
+
+    Tensor = make_tensor(unwritten)
+    with pytest.raises(NotImplementedError) as info:
+        with given.reference_methods(Tensor, "add_"):
+            Tensor().step()
+    error = info.value
+    assert error.__cause__ is None and error.__suppress_context__
+    assert "autograder.checks.prerequisites" in frame_modules(error.__traceback__)
+    shell = FakeShell()
+    tracebacks.show_quietly(shell, NotImplementedError, error, error.__traceback__)
+    assert frame_modules(shell.shown[0][2]) == [__name__]
+    with pytest.raises(NotImplementedError) as stub:
+        Tensor().step()
+    tracebacks.show_quietly(shell, NotImplementedError, stub.value, stub.value.__traceback__)
+    assert shell.shown[1][1] is stub.value and len(frame_modules(shell.shown[1][2])) == 3
+
+
 def test_a_wrong_other_part_is_named_in_a_note_under_the_failure(kit):
     Tensor = make_tensor(wrong)
     with pytest.raises(AssertionError) as info:

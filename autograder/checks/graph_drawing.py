@@ -17,6 +17,7 @@ from it. Inputs that need no gradient are left out, as torch leaves them out of 
 
 from __future__ import annotations  # torch.Tensor annotations: torch may be absent
 
+import inspect
 import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -84,19 +85,29 @@ def box_lines(box: GraphBox) -> list[str]:
 def _ordered(
     root: Any, inputs_of: Callable[[Any], list[tuple[Any, str]]], key: Callable[[Any], int]
 ) -> list[Any]:
-    """Every node behind ``root`` once, each after its inputs (depth-first, no recursion)."""
-    order: list[Any] = []
-    seen: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, inputs_done = stack.pop()
-        if inputs_done:
-            order.append(node)
-        elif key(node) not in seen:
-            seen.add(key(node))
-            stack.append((node, True))
-            stack.extend((child, False) for child, _ in reversed(inputs_of(node)))
-    return order
+    """Every node behind ``root`` once, each after its inputs, for drawing left to right.
+
+    Nodes are gathered by following inputs, then sorted by depth (the longest chain of inputs
+    beneath a node, found by relaxing every edge until nothing changes): enough for a small
+    drawing, and no walk a backward pass could be lifted from.
+    """
+    found = {key(root): root}
+    frontier = [root]
+    while frontier:
+        for child, _ in inputs_of(frontier.pop()):
+            if key(child) not in found:
+                found[key(child)] = child
+                frontier.append(child)
+    depth = dict.fromkeys(found, 0)
+    settled = False
+    while not settled:
+        settled = True
+        for node_key, node in found.items():
+            below = max((depth[key(child)] + 1 for child, _ in inputs_of(node)), default=0)
+            if below != depth[node_key]:
+                depth[node_key], settled = below, False
+    # found last first: among nodes of one depth, those met deepest come first (leaves in order)
+    return sorted(reversed(found.values()), key=lambda node: depth[key(node)])
 
 
 def _engine_inputs(tensor: Any) -> list[tuple[Any, str]]:
@@ -203,31 +214,42 @@ def _scalar_output(output: Any, library: str) -> None:
         raise ValueError(f"{library}: draw a scalar output (add .sum() or .mean())")
 
 
-def _result_grads(output: Any) -> dict[int, np.ndarray]:
-    """d output / d result for every result behind ``output``, by the engine's own rules.
+def _swap_input(user: Any, old: Any, new: Any) -> None:
+    """Make ``user`` read ``new`` where it read ``old`` (Scalar's parents, Tensor's ctx)."""
+    if hasattr(user, "parents"):
+        user.parents = tuple((new if p is old else p, d) for p, d in user.parents)
+    else:
+        user.grad_fn.inputs = tuple(new if t is old else t for t in user.grad_fn.inputs)
 
-    The engine keeps no gradient on results, so they are computed here the way backward
-    does, before backward runs (notebook 02's engine frees what the rules need afterwards):
-    Scalar's recorded local derivatives, or Tensor's ``grad_fn(grad)``.
+
+def _result_grads(output: Any) -> dict[int, np.ndarray]:
+    """d output / d result for every result behind ``output``, by the engine's own backward.
+
+    The engine keeps gradients on leaves only, so each result in turn is replaced, where its
+    users read it, by a fresh leaf with its value: the student's ``backward`` (keeping the
+    graph, which notebook 02's engine frees otherwise) stores in that leaf what reaches the
+    result. Run before the drawing's real backward; every node's ``.grad`` is put back after.
     """
-    grads: dict[int, Any] = {id(output): np.ones_like(np.asarray(output.data, dtype=float))}
-    for tensor in reversed(_ordered(output, _engine_inputs, id)):
-        grad = grads.get(id(tensor))
-        if grad is None or not _engine_inputs(tensor):
+    nodes = _ordered(output, _engine_inputs, id)
+    grads_before = [node.grad for node in nodes]
+    grads: dict[int, np.ndarray] = {id(output): np.ones_like(np.asarray(output.data, float))}
+    keep_graph = "retain_graph" in inspect.signature(output.backward).parameters
+    for result in nodes[:-1]:
+        if not _engine_inputs(result):
             continue
-        if hasattr(tensor, "parents"):
-            sent = [grad * derivative for _, derivative in tensor.parents]
-            parents = [parent for parent, _ in tensor.parents]
-        else:
-            parents = list(tensor.grad_fn.inputs)
-            sent = list(tensor.grad_fn(grad))
-        for parent, parent_grad in zip(parents, sent, strict=True):
-            if parent_grad is None or not parent.requires_grad:
-                continue
-            parent_grad = np.asarray(getattr(parent_grad, "data", parent_grad), dtype=float)
-            grads[id(parent)] = (
-                grads[id(parent)] + parent_grad if id(parent) in grads else parent_grad
-            )
+        users = [node for node in nodes if any(t is result for t, _ in _engine_inputs(node))]
+        stand_in = type(result)(result.data, requires_grad=True)
+        for user in users:
+            _swap_input(user, result, stand_in)
+        try:
+            output.backward(retain_graph=True) if keep_graph else output.backward()
+        finally:
+            for user in users:
+                _swap_input(user, stand_in, result)
+            for node, grad in zip(nodes, grads_before, strict=True):
+                node.grad = grad
+        if stand_in.grad is not None:
+            grads[id(result)] = np.asarray(getattr(stand_in.grad, "data", stand_in.grad), float)
     return grads
 
 

@@ -20,8 +20,13 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from autograder.checks.display import in_kernel
 from autograder.checks.language import tr
-from autograder.checks.tracebacks import exception_chain
+from autograder.checks.tracebacks import (
+    PREREQUISITE_ATTRIBUTE,
+    exception_chain,
+    install_quiet_tracebacks,
+)
 
 # The package whose presence means "the reference is here to lend".
 REFERENCE_PACKAGE = "autograder.engine"
@@ -76,6 +81,16 @@ def unwritten_parts(error: BaseException, codes: Mapping[types.CodeType, str]) -
     return found
 
 
+def write_first(message: str) -> NotImplementedError:
+    """The error of a check that needs another exercise first, shown in a kernel as a failed
+    check is: the cell's line and the message, without the check library's frames."""
+    error = NotImplementedError(message)
+    setattr(error, PREREQUISITE_ATTRIBUTE, True)
+    if in_kernel():
+        install_quiet_tracebacks()
+    return error
+
+
 @contextmanager
 def own_parts(namespace: Mapping[str, Any], parts: Mapping[str, str | None]) -> Iterator[None]:
     """Run the block with the notebook's own ``parts`` (``part -> exercise``, or None when
@@ -97,13 +112,14 @@ def own_parts(namespace: Mapping[str, Any], parts: Mapping[str, str | None]) -> 
         unwritten = unwritten_parts(error, codes)
         if unwritten:
             named = ", ".join(describe(part, parts[part]) for part in unwritten)
-            raise NotImplementedError(
+            # from None: the message names the part; the stub's own traceback is noise here
+            raise write_first(
                 tr(
                     "this check also runs {parts}, which is not written yet "
                     "(NotImplementedError): write it first, then run this check again",
                     parts=named,
                 )
-            ) from error
+            ) from None
         if ran:
             named = ", ".join(describe(part, parts[part]) for part in ran)
             error.add_note(

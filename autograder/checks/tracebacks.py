@@ -1,10 +1,11 @@
 """In a Jupyter kernel, a failed check's traceback shows the student's cell, not ours.
 
-A failed check raises AssertionError from deep inside this package; IPython's traceback
+A failed check raises AssertionError (or, in the student kit, a NotImplementedError naming
+an exercise to write first) from deep inside this package; IPython's traceback
 would quote the check library's own source (``compare.py`` and friends) under the red
 failure block, about 25 lines of noise. IPython hides frames that set
 ``__tracebackhide__`` except the last one, which is always ours. So, the first time a
-check fails in a kernel, an IPython handler for AssertionError is installed: for a check's
+check fails in a kernel, an IPython handler for those two is installed: for a check's
 failure it drops this package's frames and lets IPython show what is left (the cell line
 that called the check, then the message); every other exception is shown exactly as
 IPython would. The error output keeps its name and message, which is what nbgrader
@@ -20,16 +21,24 @@ from autograder.checks.display import VIEW_ATTRIBUTE
 _PACKAGE = "autograder.checks"
 # Shell attribute remembering the handler we installed, to recognise it later.
 _INSTALLED = "_autograder_quiet_tracebacks"
+# Marks the NotImplementedError of a check that needs another exercise written first.
+PREREQUISITE_ATTRIBUTE = "_autograder_prerequisite"
 
 
 def is_check_failure(value: BaseException) -> bool:
-    """True for the AssertionError of a failed check (it carries the failure's view)."""
+    """True for the AssertionError of a failed check (it carries the failure's view), and
+    for a check's NotImplementedError asking for another exercise first."""
+    if isinstance(value, NotImplementedError):
+        return getattr(value, PREREQUISITE_ATTRIBUTE, False) is True
     return isinstance(value, AssertionError) and hasattr(value, VIEW_ATTRIBUTE)
 
 
 def _is_ours(tb: TracebackType) -> bool:
     name = tb.tb_frame.f_globals.get("__name__", "")
-    return isinstance(name, str) and (name == _PACKAGE or name.startswith(_PACKAGE + "."))
+    # contextlib: a check's with-block (given.reference_methods) raises through its frames
+    return isinstance(name, str) and (
+        name in (_PACKAGE, "contextlib") or name.startswith(_PACKAGE + ".")
+    )
 
 
 def without_check_frames(tb: TracebackType | None) -> TracebackType | None:
@@ -92,6 +101,6 @@ def install_quiet_tracebacks() -> bool:
         return False
     if shell.custom_exceptions:  # a handler is installed already: ours, or never replaced
         return getattr(shell, _INSTALLED, None) is shell.CustomTB
-    shell.set_custom_exc((AssertionError,), show_quietly)
+    shell.set_custom_exc((AssertionError, NotImplementedError), show_quietly)
     setattr(shell, _INSTALLED, shell.CustomTB)
     return True
