@@ -270,6 +270,23 @@ def test_scan_assignment_reads_the_folders_the_course_config_names(tmp_path):
     assert read_flags(root / "integrity.json") == flags and zeroed == []
 
 
+def test_a_course_without_its_release_is_not_scanned_and_says_so(tmp_path, capsys):
+    # never this repository's course/ in its place: another course's 00-recipe is not ours
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "nbgrader_config.py").write_text("c = get_config()  # noqa: F821\n")
+    notebook = reference()
+    cell_with_id(notebook, "scalar").source += "\nimport torch"
+    path = notebook_path(root / "submitted" / "mallory", RECIPE)
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+    flags, zeroed = scan_assignment(load_course(root), RECIPE)
+    assert flags == [] and zeroed == []
+    warning = capsys.readouterr().err.strip()
+    assert warning.startswith(f"warning: integrity scan of {RECIPE} skipped: the course has no")
+    assert f"nbgrader generate_assignment {RECIPE}" in warning
+
+
 def test_unreadable_notebook_is_a_flag_not_an_exception(tmp_path):
     folder = tmp_path / "submitted" / "zoe" / RECIPE
     folder.mkdir(parents=True)

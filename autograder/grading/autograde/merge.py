@@ -18,7 +18,7 @@ from autograder.grading.course_root import Course
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.record import record_runtime_flags
 from autograder.grading.integrity.runtime_record import in_run_order, runtime_flags
-from autograder.grading.integrity.scan import default_release, with_metadata
+from autograder.grading.integrity.scan import with_metadata
 from autograder.grading.repo_paths import notebook_path
 
 OUTPUT_LOGS = "autograde_logs"  # full nbgrader output of each job: root/autograde_logs/A/S.txt
@@ -88,11 +88,9 @@ def keep_output(course: Course, result: JobResult) -> None:
 
 
 def release_notebook(course: Course, assignment: str) -> nbformat.NotebookNode | None:
-    """What the students were given: the course's release, else this repository's."""
+    """What the students were given: the course's release (None when it has none)."""
     path = notebook_path(course.release, assignment)
-    if not path.is_file():
-        path = default_release(assignment)
-    return nbformat.read(path, as_version=4) if path else None
+    return nbformat.read(path, as_version=4) if path.is_file() else None
 
 
 def job_runtime_flags(course: Course, result: JobResult) -> list[Flag]:

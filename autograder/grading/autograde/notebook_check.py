@@ -22,7 +22,6 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 
 from autograder.grading.course_root import Course
-from autograder.grading.integrity.scan import default_release
 from autograder.grading.metadata_restore import RestoreError, has_nbgrader_metadata, restored
 
 INVALID = "invalid-notebook"
@@ -43,11 +42,8 @@ class KnownNotebook:
 
 
 def release_of(course: Course, assignment: str, name: str) -> nbformat.NotebookNode | None:
-    """The release of one notebook: the course's release/ folder, else this repository's
-    course/ (the integrity scan's fallback too); None when there is neither."""
+    """The release of one notebook, from the course's release/ folder; None without one."""
     path = course.release / assignment / f"{name}.ipynb"
-    if not path.is_file() and name == assignment:
-        path = default_release(assignment) or path
     try:
         return nbformat.read(path, as_version=4) if path.is_file() else None
     except (OSError, ValueError):

@@ -6,6 +6,7 @@ The runtime record's flags (rules ``runtime-*``) are written there as each job i
 replacing that student's earlier ones, and a scan keeps them and zeroes with them too.
 """
 
+import sys
 from pathlib import Path
 
 from autograder.grading.course_root import FLAGS_NAME, Course
@@ -64,13 +65,22 @@ def scan_assignment(
 ) -> tuple[list[Flag], list[tuple[str, str, str]]]:
     """Scan every submission of ``assignment``, record the flags, zero them when asked.
 
-    Submissions are compared with the course's release of the assignment (this repository's
-    course/ when the course has none); zeroing writes the gradebook at ``course.db_url``.
+    Submissions are compared with the course's release of the assignment; a course without
+    one is not scanned (against no release the course's own given cells would be taken for
+    the student's) and a warning says so. Zeroing writes the gradebook at ``course.db_url``.
     Returns the flags (the scan's, then the runtime record's) and the (student, assignment,
     test) grades set to 0.
     """
-    release = course.release if (course.release / assignment).is_dir() else None
-    flags = scan_submissions(course.submitted, assignment, release)
+    if notebook_path(course.release, assignment).is_file():
+        flags = scan_submissions(course.submitted, assignment, course.release)
+    else:
+        print(
+            f"warning: integrity scan of {assignment} skipped: the course has no release of "
+            f"it ({notebook_path(course.release, assignment)}); generate it "
+            f"(nbgrader generate_assignment {assignment}) and run the scan again",
+            file=sys.stderr,
+        )
+        flags = []
     record_flags(course.root, assignment, flags)
     flags += runtime_flags_of(course.root, assignment)
     zeroed = []

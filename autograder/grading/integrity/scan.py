@@ -13,7 +13,7 @@ from autograder.grading.integrity.flags import Finding, Flag
 from autograder.grading.integrity.locked import locked_cell_findings
 from autograder.grading.integrity.notebook_names import NotebookNames, notebook_names
 from autograder.grading.metadata_restore import RestoreError, has_nbgrader_metadata, restored
-from autograder.grading.repo_paths import COURSE_DIR, notebook_path
+from autograder.grading.repo_paths import notebook_path
 
 
 def cell_findings(cell: StudentCell, names: NotebookNames) -> list[Finding]:
@@ -25,23 +25,16 @@ def cell_findings(cell: StudentCell, names: NotebookNames) -> list[Finding]:
     return [f for f in findings if (f.rule, f.detail) not in already]
 
 
-def default_release(assignment: str) -> Path | None:
-    """The course's release of ``assignment`` (course/NN/NN.ipynb), when there is one."""
-    path = notebook_path(COURSE_DIR, assignment)
-    return path if path.is_file() else None
-
-
 def scan_notebook(
     path: Path, student: str, assignment: str, release_notebook: Path | None = None
 ) -> list[Flag]:
     """Flags of one submitted notebook; never raises for a broken notebook.
 
-    ``release_notebook`` is what the student was given (course/NN/NN.ipynb): cells of it that
-    come back unchanged are not the student's code, and its locked cells are compared with
-    the submission's. Without it, the course's own release of ``assignment`` is used.
+    ``release_notebook`` is what the student was given (release/NN/NN.ipynb): cells of it
+    that come back unchanged are not the student's code, and its locked cells are compared
+    with the submission's. Without it every cell but the locked ones counts as the student's.
     """
-    release_path = release_notebook or default_release(assignment)
-    release = read_notebook(release_path) if release_path else None
+    release = read_notebook(release_notebook) if release_notebook else None
     try:
         notebook = with_metadata(read_notebook(path), release)
         return notebook_flags(notebook, release, student, assignment)
@@ -91,8 +84,8 @@ def scan_submissions(
     """Flags of every ``submitted/<student>/<assignment>/*.ipynb``, students sorted.
 
     ``submitted`` is the course's submitted folder (``Course.submitted``). ``release_dir``
-    holds the release as ``release_dir/<assignment>/<assignment>.ipynb`` (course/ or a
-    workspace's release/); without it, course/ is used.
+    holds the release as ``release_dir/<assignment>/<assignment>.ipynb`` (the course's
+    release/, or this repository's course/); None: compared with no release.
     """
     release = notebook_path(release_dir, assignment) if release_dir else None
     flags: list[Flag] = []
