@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).parents[1] / "autograder"
 # committed notebooks and existing gradebooks still name.
 KERNEL_SIDE = [
     *sorted((PACKAGE / "checks").glob("*.py")),
+    *sorted((PACKAGE / "kernel").glob("*.py")),
     *sorted((PACKAGE / "engine").glob("*.py")),
     PACKAGE / "__init__.py",
     PACKAGE / "grading_seed.py",
@@ -89,3 +90,24 @@ def test_old_import_paths_name_the_same_objects():
         autograder.feedback.HideHiddenTestTracebacks
         is autograder.grading.preprocessors.HideHiddenTestTracebacks
     )
+
+
+def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
+    """No exception list: the sandbox mounts the kernel wings whole and nothing else of the
+    package, and every module a kernel loads (the reference engine aside) lies in them."""
+    from autograder.grading.autograde.sandbox import KERNEL_WINGS, hidden_parts_of_package
+
+    hidden = hidden_parts_of_package(PACKAGE)
+    shown = {entry.name for entry in PACKAGE.iterdir() if entry not in hidden}
+    assert shown == set(KERNEL_WINGS)
+    assert "grading" not in shown and "engine" not in shown
+    assert {p.name for p in PACKAGE.iterdir()} - shown - {"__pycache__"} == {
+        "engine",
+        "feedback.py",
+        "grading",
+    }
+    for path in KERNEL_SIDE:
+        top = path.relative_to(PACKAGE).parts[0]
+        assert top in shown or top == "engine", f"{path} is loaded by kernels but not mounted"
+    lent = hidden_parts_of_package(PACKAGE, engine=False)
+    assert PACKAGE / "engine" not in lent and PACKAGE / "grading" in lent

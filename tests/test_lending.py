@@ -14,13 +14,14 @@ import pytest
 
 from autograder.checks import student_side
 from autograder.grading.autograde.sandbox import BASE_OPTIONS, unavailable_reason
-from autograder.grading.verdicts import lending, syscall_filter, trusted
+from autograder.grading.verdicts import lending, trusted
 from autograder.grading.verdicts.proxy import SESSION, evaluate
+from autograder.kernel import syscall_filter
 
 STUDENT = """\
 import os, sys
-from autograder.grading.verdicts import serve as served
-from autograder.grading.verdicts import syscall_filter
+from autograder.kernel import serve as served
+from autograder.kernel import syscall_filter
 
 if sys.argv[2] == "filtered":  # as the grading kernel's launcher does
     syscall_filter.install()

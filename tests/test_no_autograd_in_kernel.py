@@ -12,6 +12,7 @@ from tiny_course import hand_in, tiny_course
 from autograder.grading.autograde import autograde
 from autograder.grading.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
+    KERNEL_WINGS,
     SANDBOX_ENV,
     JobSandbox,
     SandboxOptions,
@@ -88,7 +89,7 @@ PROBE = textwrap.dedent(
     import autograder
     package = os.path.dirname(autograder.__file__)
     print("engine folder", os.path.exists(os.path.join(package, "engine")))
-    print("grading", sorted(os.listdir(os.path.join(package, "grading"))))
+    print("package", sorted(os.listdir(package)))
     """
 )
 
@@ -109,7 +110,7 @@ def test_the_sandbox_mounts_no_autograd_library_and_no_engine(tmp_path):
         "autograder.checks",
         "autograder.checks.given",
         "autograder.graphs",
-        "autograder.grading.verdicts.serve",
+        "autograder.kernel.serve",
     ]
     try:
         command = sandbox.wrap([sys.executable, "-c", PROBE.format(names=names)])
@@ -122,4 +123,5 @@ def test_the_sandbox_mounts_no_autograd_library_and_no_engine(tmp_path):
     for name in names[5:]:
         assert f"imported {name}" in lines, result.stdout + result.stderr
     assert "engine folder False" in lines
-    assert "grading ['__init__.py', 'integrity', 'verdicts']" in lines
+    shown = "package " + repr(sorted(KERNEL_WINGS))
+    assert shown in lines, result.stdout  # the kernel wings whole, nothing else

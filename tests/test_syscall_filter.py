@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from autograder.grading.autograde.kernel_launch import SYSCALL_FILTER_FILE
-from autograder.grading.verdicts import syscall_filter
+from autograder.kernel import syscall_filter
 
 # Loads the filter by its file, as the kernel's launcher does, then tries every call.
 PROBE = """\

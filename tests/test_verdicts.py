@@ -15,9 +15,7 @@ import torch
 
 from autograder.checks import check_array, check_flags, check_raises_like
 from autograder.checks.exact import _fetchers, register_fetcher
-from autograder.grading.verdicts import wire
 from autograder.grading.verdicts.cells import free_names
-from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import (
     SESSION,
     Remote,
@@ -26,9 +24,11 @@ from autograder.grading.verdicts.proxy import (
     global_value,
     handle_callback,
 )
-from autograder.grading.verdicts.serve import ObjectTable, Server
 from autograder.grading.verdicts.trusted import end
-from autograder.grading.verdicts.values import Codec
+from autograder.kernel import wire
+from autograder.kernel.channel import Channel
+from autograder.kernel.serve import ObjectTable, Server
+from autograder.kernel.values import Codec
 
 VERDICTS = Path(__file__).resolve().parents[1] / "autograder" / "grading" / "verdicts"
 

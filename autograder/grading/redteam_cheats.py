@@ -423,7 +423,7 @@ def the_kept(name):
 # announces 8 arrays of 200 MiB and sends them: the grader's memory, flooded.
 FLOOD_FRAMES = """\
 import struct
-import autograder.grading.verdicts.wire as wire_module
+import autograder.kernel.wire as wire_module
 
 FLOOD = bytes(200 * 2**20)
 

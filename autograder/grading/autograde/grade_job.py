@@ -37,9 +37,9 @@ from autograder.grading.autograde.kernel_launch import (
 )
 from autograder.grading.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
-from autograder.grading.integrity.runtime_audit import RECORD_ENV
 from autograder.grading.integrity.runtime_record import RECORD_NAME, read_record
 from autograder.grading.nbgrader_workspace import captured_log
+from autograder.kernel.runtime_audit import RECORD_ENV
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

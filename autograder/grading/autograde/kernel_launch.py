@@ -13,15 +13,16 @@ import sys
 from pathlib import Path
 
 from autograder.grading.autograde.sandbox import JobSandbox
+from autograder.kernel import runtime_audit, syscall_filter
 
 KERNEL_NAME = "python3"
 # The runtime record's audit hook, loaded by its file (see runtime_audit): the kernel must not
 # import the grader's packages. Named to the kernel through this variable, which it removes.
 AUDIT_HOOK_ENV = "AUTOGRADER_AUDIT_HOOK"
-AUDIT_HOOK_FILE = Path(__file__).resolve().parents[1] / "integrity" / "runtime_audit.py"
-# The system-call filter (see verdicts.syscall_filter), loaded by its file in the same way.
+AUDIT_HOOK_FILE = Path(runtime_audit.__file__).resolve()
+# The system-call filter (see kernel.syscall_filter), loaded by its file in the same way.
 SYSCALL_FILTER_ENV = "AUTOGRADER_SYSCALL_FILTER"
-SYSCALL_FILTER_FILE = Path(__file__).resolve().parents[1] / "verdicts" / "syscall_filter.py"
+SYSCALL_FILTER_FILE = Path(syscall_filter.__file__).resolve()
 # Top-level packages the kernel must not import (comma-separated; removed by the kernel): an
 # unsandboxed kernel's best effort at having no autograd library (student code in the same
 # process can undo it; the runtime record flags any such import). The sandbox mounts none.

@@ -3,12 +3,13 @@ what the kernel needs, and nothing of the course or of the job's hidden tests.
 
 Inside the sandbox the kernel sees the system folders, the Python installation (without
 the ``hide_packages``: autograd libraries with trusted verdicts) and the ``autograder``
-package without its reference engine and grading wing (but the verdict channel's student
-side and the audit hook), all read-only: what is hidden is not there at all; its
-own working folder (the job's ``autograded/STUDENT/ASSIGNMENT``) writable, with every
-notebook there replaced by an empty file (nbgrader writes the notebook with its hidden
-tests there before running it); a private ``/tmp``; the folder of its connection file and
-sockets (ipc transport: a private network namespace has no usable loopback). Everything
+package's kernel wings only (``KERNEL_WINGS``: the checks and the kernel's side of
+grading, not the reference engine nor the instructor's wing), all read-only: what is hidden
+is not there at all; its own working folder (the job's ``autograded/STUDENT/ASSIGNMENT``)
+writable, with every notebook there replaced by an empty file (nbgrader writes the
+notebook with its hidden tests there before running it); a private ``/tmp``; the folder of
+its connection file and sockets (ipc transport: a private network namespace has no usable
+loopback). Everything
 else, the job's gradebook, ``source/`` and ``submitted/`` and the course itself, is not
 there at all. A private pid namespace ends every process of the job, detached ones
 included, when the kernel ends; a pids cgroup (or, failing that, RLIMIT_NPROC) bounds how
@@ -231,26 +232,19 @@ def package_location(name: str) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-# What of the grading wing a sandboxed kernel needs: the student's side of the verdict
-# channel (it imports it) and the runtime record's audit hook (its launcher loads the file).
-KERNEL_GRADING_PARTS = ("__init__.py", "verdicts", "integrity/runtime_audit.py")
+# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the checks, the
+# kernel's side of grading, the modules notebooks import by name). Whatever else the package
+# holds (the instructor's wing, the reference engine unless lent, old paths of instructor
+# code) is not mounted at all.
+KERNEL_WINGS = ("__init__.py", "checks", "kernel", "grading_seed.py", "graphs.py", "progress.py")
+REFERENCE_ENGINE = "engine"
 
 
 def hidden_parts_of_package(package: Path, engine: bool = True) -> list[Path]:
-    """The parts of the ``autograder`` package a grading kernel must not see: every part of
-    the grading wing but ``KERNEL_GRADING_PARTS``, and (``engine``) the reference engine."""
-    kept = {package / "grading" / part for part in KERNEL_GRADING_PARTS}
-    hidden = [package / "engine"] if engine else []
-
-    def walk(folder: Path) -> None:
-        for entry in sorted(folder.iterdir()):
-            if any(entry in path.parents for path in kept):
-                walk(entry)
-            elif entry not in kept:
-                hidden.append(entry)
-
-    walk(package / "grading")
-    return hidden
+    """The parts of the ``autograder`` package a grading kernel must not see: everything but
+    ``KERNEL_WINGS``, the reference engine included unless ``engine`` is False."""
+    shown = {*KERNEL_WINGS, *(() if engine else (REFERENCE_ENGINE,))}
+    return [entry for entry in sorted(package.iterdir()) if entry.name not in shown]
 
 
 def bind_except(folder: Path, hidden: list[Path]) -> list[str]:
@@ -344,8 +338,8 @@ class JobSandbox:
         self.cgroup = create_pids_cgroup(options.max_processes)
         self.max_processes = options.max_processes
         package = Path(autograder.__file__).resolve().parent
-        # Not there at all: the hidden packages, the reference engine (the solutions), and
-        # the grading tools but for the verdict channel's student side and the audit hook.
+        # Not there at all: the hidden packages, the reference engine (the solutions) and
+        # everything of the autograder package outside its kernel wings.
         hidden = [p for p in map(package_location, options.hide_packages) if p is not None]
         hidden += hidden_parts_of_package(package, options.hide_engine)
         options_list = list(BASE_OPTIONS)

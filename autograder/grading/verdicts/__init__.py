@@ -2,14 +2,12 @@
 that reaches the student's objects only through a narrow channel, so nothing the student's
 code does in its own kernel decides a grade.
 
-Modules: ``wire`` (frames: length-prefixed JSON of exact builtin types and raw byte
-segments, never pickle), ``values`` (plain values, arrays by value), ``channel`` (one
-connection, calls both ways), ``serve`` (the student kernel's side), ``proxy`` (``Remote``
+The student kernel's side of the channel (``wire``, ``values``, ``channel``, ``serve``) and
+its system-call filter live in the kernel wing, ``autograder.kernel``. Here: ``proxy`` (``Remote``
 proxies on the trusted side), ``lending`` (the copies of the student's kernel that the
 reference's parts are lent to, checked from outside), ``copy_traces`` (what a copy left
 in the sandbox's writable folders), ``trusted`` (the trusted kernel's
 session per test cell), ``cells`` (which cells are tests, the trusted preamble, free names),
-``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel),
-``forked_kernels`` (trusted kernels forked from a warm process) and ``syscall_filter``
-(the grading kernel's system-call filter).
+``executor`` (nbgrader's Execute with the test cells moved to the trusted kernel) and
+``forked_kernels`` (trusted kernels forked from a warm process).
 """

@@ -26,7 +26,6 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
-from autograder.grading.integrity.runtime_audit import SERVE_REQUEST
 from autograder.grading.verdicts import forked_kernels
 from autograder.grading.verdicts.cells import (
     free_names,
@@ -35,6 +34,7 @@ from autograder.grading.verdicts.cells import (
     with_twins,
     without_autograd,
 )
+from autograder.kernel.runtime_audit import SERVE_REQUEST
 
 TRUSTED_KERNEL = "autograder-trusted"
 

@@ -49,10 +49,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
-from autograder.grading.verdicts import copy_traces, syscall_filter
-from autograder.grading.verdicts.channel import Channel
+from autograder.grading.verdicts import copy_traces
 from autograder.grading.verdicts.proxy import SESSION, handle_callback
-from autograder.grading.verdicts.wire import ChannelBroken
+from autograder.kernel import syscall_filter
+from autograder.kernel.channel import Channel
+from autograder.kernel.wire import ChannelBroken
 
 # A file to append one JSON line to per copy (its descriptors, shared mappings and the
 # seconds it took to start and to end): for measuring, never needed to grade.

@@ -17,15 +17,15 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from autograder.grading.verdicts.channel import Channel
-from autograder.grading.verdicts.values import (
+from autograder.kernel.channel import Channel
+from autograder.kernel.values import (
     Codec,
     builtin_exception,
     decode_call,
     encode_call,
     error_tag,
 )
-from autograder.grading.verdicts.wire import ChannelBroken
+from autograder.kernel.wire import ChannelBroken
 
 _CALLABLES = (
     types.FunctionType,

@@ -11,7 +11,6 @@ from typing import Any
 from autograder.checks.exact import register_fetcher
 from autograder.checks.student_side import register_evaluator, register_lender
 from autograder.grading.verdicts import lending
-from autograder.grading.verdicts.channel import Channel
 from autograder.grading.verdicts.proxy import (
     SESSION,
     Remote,
@@ -20,7 +19,8 @@ from autograder.grading.verdicts.proxy import (
     global_value,
     handle_callback,
 )
-from autograder.grading.verdicts.wire import ChannelBroken
+from autograder.kernel.channel import Channel
+from autograder.kernel.wire import ChannelBroken
 
 
 class NoVerdict(RuntimeError):

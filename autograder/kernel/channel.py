@@ -8,8 +8,8 @@ connection out of step, so it is closed and every later request fails at once.""
 import socket
 from collections.abc import Callable
 
-from autograder.grading.verdicts import wire
-from autograder.grading.verdicts.wire import ChannelBroken
+from autograder.kernel import wire
+from autograder.kernel.wire import ChannelBroken
 
 # handler(message, segments) -> (reply message, reply segments); never raises for a
 # failing call (the failure is the reply).

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.grading.verdicts.wire import MAX_DEPTH, MAX_SEGMENT, ChannelBroken
+from autograder.kernel.wire import MAX_DEPTH, MAX_SEGMENT, ChannelBroken
 
 NUMERIC_KINDS = "biufc"
 _DTYPE = re.compile(r"[<>|=]?[biufc][0-9]{1,2}")

@@ -79,7 +79,7 @@ CLASSIFIED_FIRST = frozenset(
 
 # The request the grader sends the student's kernel before each test cell (its verdicts
 # executor builds it from this), and the cell its work is charged to: none of the student's.
-SERVE_REQUEST = "__import__('autograder.grading.verdicts.serve', fromlist=['_']).serve({path!r})"
+SERVE_REQUEST = "__import__('autograder.kernel.serve', fromlist=['_']).serve({path!r})"
 GRADER_CELL = 0
 
 

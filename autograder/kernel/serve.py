@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from autograder.checks.student_side import evaluate_here
-from autograder.grading.verdicts.channel import Channel
-from autograder.grading.verdicts.values import (
+from autograder.kernel.channel import Channel
+from autograder.kernel.values import (
     Codec,
     builtin_base,
     builtin_exception,
@@ -34,7 +34,7 @@ from autograder.grading.verdicts.values import (
     encode_call,
     error_tag,
 )
-from autograder.grading.verdicts.wire import ChannelBroken
+from autograder.kernel.wire import ChannelBroken
 
 # The binary and unary operators the trusted side may ask for, by operator-module name.
 BINARY = {
