@@ -48,11 +48,11 @@ kit: $(STAMP)
 # EDITION=es: the Spanish edition (course-es/, copied into work-es/). More options: LAB_ARGS.
 EDITION ?= en
 lab: $(STAMP)
-	env -u MPLBACKEND $(BIN)/python -m autograder.grading.student_lab --edition $(EDITION) $(LAB_ARGS)
+	env -u MPLBACKEND $(BIN)/python -m autograder.grading.authoring.student_lab --edition $(EDITION) $(LAB_ARGS)
 
 # Only the copy step of `make lab`: new notebooks arrive, edited ones are kept and listed.
 work: $(STAMP)
-	$(BIN)/python -m autograder.grading.student_lab --edition $(EDITION) --copy-only
+	$(BIN)/python -m autograder.grading.authoring.student_lab --edition $(EDITION) --copy-only
 
 # JupyterLab for instructors at the repo root, on nbgrader's formgrader (all nbgrader tools).
 formgrader: $(STAMP)
@@ -73,4 +73,4 @@ bench: $(STAMP)
 # The check suite and every solution notebook with torch on CUDA (float32 with TF32 off,
 # float64), with a per-device summary; without CUDA it says why and exits 0.
 gpu-check: $(STAMP)
-	$(BIN)/python -m autograder.grading.gpu_check
+	$(BIN)/python -m autograder.grading.assurance.gpu_check

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder.grading.nbgrader_workspace import kernel_environment
+from autograder.grading.course.nbgrader_workspace import kernel_environment
 
 START_TIMEOUT = 300.0  # seconds for the scheduler and every worker to come up, when loaded
 

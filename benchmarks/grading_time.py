@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.grading.nbgrader_workspace import kernel_environment, run_nbgrader
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
+from autograder.grading.course.nbgrader_workspace import kernel_environment, run_nbgrader
+from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 
 PARALLEL_ELSEWHERE = (
     "see the autograde-parallel section (python -m benchmarks.run autograde-parallel)"
@@ -45,9 +45,9 @@ def time_demo_autograde(workspace: Path, sample: int | None = None) -> list[Grad
     ``sample`` grades only the first students of the cohort (reference, blank, then the
     planted bugs); None grades everyone, as ``autograd-course demo`` does.
     """
-    from autograder.grading.cohort import write_cohort
-    from autograder.grading.course_root import load_course
-    from autograder.grading.release import generate_release
+    from autograder.grading.assurance.cohort import write_cohort
+    from autograder.grading.authoring.release import generate_release
+    from autograder.grading.course.course_root import load_course
 
     ids = assignments()
     rows = []

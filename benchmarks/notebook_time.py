@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.grading.repo_paths import SOLUTIONS_DIR
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR
 
 EMPTY = "kernel start (empty notebook)"
 

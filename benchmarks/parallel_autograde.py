@@ -3,7 +3,7 @@
 A cohort of N submissions of 00-recipe (the quickest notebook): the demo's reference, blank
 and two planted bugs, copied under distinct student ids. Each mode grades its own copy of
 one released workspace: plain ``nbgrader autograde`` (one process for everyone), then
-``autograder.grading.autograde`` on a local Dask cluster of 1, 2, 4... workers up to the
+``autograder.grading.pipeline.autograde`` on a local Dask cluster of 1, 2, 4... workers up to the
 machine's cores (started and stopped within the timed run), then on a cluster of
 ``dask scheduler`` and two ``dask worker`` processes over 127.0.0.1 started beforehand
 (``--scheduler``; its start is not timed, as an instructor's cluster is up already). Every mode
@@ -21,12 +21,12 @@ from typing import Any
 
 import nbformat
 
-from autograder.grading.autograde import autograde, load_course
-from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.assurance.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbgrader
+from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import autograde, load_course
 from benchmarks.dask_processes import dask_processes
 
 ASSIGNMENT = "00-recipe"

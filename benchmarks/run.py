@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.grading.repo_paths import REPO_ROOT
+from autograder.grading.course.repo_paths import REPO_ROOT
 from benchmarks.timing import load_average, machine_info, set_threads, use_cpu_time
 
 SECTIONS = ("speed", "profile", "memory", "grading")

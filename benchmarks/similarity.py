@@ -15,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.cohort import BUGS, apply_bug, solved_sources
-from autograder.grading.course_root import load_course
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
-from autograder.grading.similarity.compare import Settings, compare_all
-from autograder.grading.similarity.extract import Release, reference_document
-from autograder.grading.similarity.run import run_similarity
+from autograder.grading.assurance.cohort import BUGS, apply_bug, solved_sources
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.similarity.compare import Settings, compare_all
+from autograder.grading.pipeline.similarity.extract import Release, reference_document
+from autograder.grading.pipeline.similarity.run import run_similarity
 
 ASSIGNMENT = "01-worked-example"
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grading.student_lab import lab_command, lab_environment
+from autograder.grading.authoring.student_lab import lab_command, lab_environment
 
 # Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
 PAGE_MS = 60_000

@@ -16,7 +16,16 @@ from nbgrader.api import Gradebook
 from tiny_course import graded_cell
 
 from autograder.checks.seed import student_seed
-from autograder.grading.autograde import (
+from autograder.grading.assurance.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import (
+    copy_workspace,
+    create_workspace,
+    run_nbgrader,
+)
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import (
     JOB_TOKEN_ENV,
     LOG_NAME,
     GradingSettings,
@@ -27,14 +36,9 @@ from autograder.grading.autograde import (
     read_log_json,
     snapshot_gradebook,
 )
-from autograder.grading.autograde.job_gradebook import job_gradebook_bytes, read_grade_rows
-from autograder.grading.autograde.jobs import Job
-from autograder.grading.autograde.merge import copy_auto_grades
-from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.pipeline.autograde.job_gradebook import job_gradebook_bytes, read_grade_rows
+from autograder.grading.pipeline.autograde.jobs import Job
+from autograder.grading.pipeline.autograde.merge import copy_auto_grades
 
 pytestmark = pytest.mark.slow
 
@@ -378,8 +382,8 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
 
 
 def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
-    from autograder.grading.autograde.dask_cluster import after_retry
-    from autograder.grading.autograde.jobs import JobResult
+    from autograder.grading.pipeline.autograde.dask_cluster import after_retry
+    from autograder.grading.pipeline.autograde.jobs import JobResult
 
     job = Job("ada", RECIPE, 1, str(tmp_path), None, None, None)
     died = JobResult(job, "kernel-died", "the kernel died", 3.0, None, {}, "first output")
@@ -434,7 +438,7 @@ def leak_course(tmp_path_factory):
 
 def leak_specs(root, tmp_path):
     """Ada's job (memory limit, 2 s cells, threads) then Grace's (none of these)."""
-    from autograder.grading.autograde.jobs import build_spec, config_as_dict
+    from autograder.grading.pipeline.autograde.jobs import build_spec, config_as_dict
 
     course = load_course(root)
     (tmp_path / "snapshot").mkdir()
@@ -457,8 +461,8 @@ def leak_specs(root, tmp_path):
 def test_nothing_of_a_job_reaches_the_next_one_in_the_same_worker(leak_course, tmp_path):
     import pickle
 
-    from autograder.grading.autograde.dask_cluster import grading_client
-    from autograder.grading.autograde.dask_worker import grade_payload
+    from autograder.grading.pipeline.autograde.dask_cluster import grading_client
+    from autograder.grading.pipeline.autograde.dask_worker import grade_payload
 
     first, second = leak_specs(leak_course, tmp_path)
     with grading_client(workers=1) as client:
@@ -482,7 +486,7 @@ def test_a_job_graded_in_process_leaves_the_process_as_it_was(leak_course, tmp_p
     (the first job may open what every later one reuses, such as zmq's context)."""
     import logging
 
-    from autograder.grading.autograde.grade_job import grade_job
+    from autograder.grading.pipeline.autograde.grade_job import grade_job
 
     first, second = leak_specs(leak_course, tmp_path)
     loggers = [logging.getLogger(), logging.getLogger("traitlets")]

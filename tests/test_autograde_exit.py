@@ -4,8 +4,8 @@ error or dead kernel is one), 1 with a one-line message when any failed to grade
 
 import pytest
 
-from autograder.grading.autograde.log import GradingRecord, GradingRun
 from autograder.grading.cli import main
+from autograder.grading.pipeline.autograde.log import GradingRecord, GradingRun
 
 
 def record(student: str, status: str, message: str = "") -> GradingRecord:
@@ -31,7 +31,7 @@ def course(tmp_path, monkeypatch):
     def fake_scan(course, assignment, zero_flagged):
         Fake.scanned = True
 
-    monkeypatch.setattr("autograder.grading.autograde.autograde", fake_autograde)
+    monkeypatch.setattr("autograder.grading.pipeline.autograde.autograde", fake_autograde)
     monkeypatch.setattr("autograder.grading.cli._scan", fake_scan)
     Fake.root = root
     return Fake

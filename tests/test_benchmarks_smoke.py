@@ -8,7 +8,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.grading.repo_paths import REPO_ROOT
+from autograder.grading.course.repo_paths import REPO_ROOT
 
 # benchmarks/ is a folder of the repository, not part of the installed package: import it
 # from the checkout, as `python -m benchmarks.run` does from the repository root.
@@ -108,13 +108,13 @@ def test_run_writes_json_for_a_section(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_demo_autograde_timing_on_a_sample_of_the_cohort(tmp_path, monkeypatch):
-    import autograder.grading.cohort
+    import autograder.grading.assurance.cohort
 
     # One notebook and two students (the sample grades one) keep this test short.
-    for module in (grading_time, autograder.grading.cohort):
+    for module in (grading_time, autograder.grading.assurance.cohort):
         monkeypatch.setattr(module, "assignments", lambda *args: ["00-recipe"])
-    two = [autograder.grading.cohort.REFERENCE, autograder.grading.cohort.BLANK]
-    monkeypatch.setattr(autograder.grading.cohort, "students", lambda: two)
+    two = [autograder.grading.assurance.cohort.REFERENCE, autograder.grading.assurance.cohort.BLANK]
+    monkeypatch.setattr(autograder.grading.assurance.cohort, "students", lambda: two)
     rows = grading_time.time_demo_autograde(tmp_path / "ws", sample=1)
     stages = [row.stage for row in rows]
     assert stages[:3] == [

@@ -33,9 +33,9 @@ from browser_helpers import (
     wait_until_run,
 )
 
-from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
-from autograder.grading.student_lab import update_work_copy
+from autograder.grading.authoring.engine_sync import strip_solution_markers
+from autograder.grading.authoring.student_lab import update_work_copy
+from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 
 pytestmark = pytest.mark.slow
 

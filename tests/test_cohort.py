@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from autograder.grading.cohort import (
+from autograder.grading.assurance.cohort import (
     BLANK,
     BUGS,
     REFERENCE,
@@ -14,8 +14,13 @@ from autograder.grading.cohort import (
     solved_sources,
     submitted_assignments,
 )
-from autograder.grading.redteam import in_cell
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.assurance.redteam import in_cell
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 
 def solution_cells(notebook):

@@ -10,13 +10,13 @@ import textwrap
 import pytest
 
 from autograder.grading.cli import main
-from autograder.grading.course_lock import LOCK_NAME, course_lock
+from autograder.grading.course.course_lock import LOCK_NAME, course_lock
 
 HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from autograder.grading.course_lock import course_lock
+    from autograder.grading.course.course_lock import course_lock
 
     with course_lock(Path(sys.argv[1]), "autograd-course autograde 00-recipe"):
         print("holding", flush=True)

@@ -9,8 +9,7 @@ import pytest
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.grading.autograde.jobs import config_as_dict
-from autograder.grading.course_root import (
+from autograder.grading.course.course_root import (
     MAX_ID_LENGTH,
     AutogradeError,
     check_source,
@@ -18,7 +17,8 @@ from autograder.grading.course_root import (
     sqlite_file,
     submitted_students,
 )
-from autograder.grading.nbgrader_workspace import grading_environment, kernel_environment
+from autograder.grading.course.nbgrader_workspace import grading_environment, kernel_environment
+from autograder.grading.pipeline.autograde.jobs import config_as_dict
 
 POSTGRES = "postgresql+psycopg://grader:secret@/course?host=/run/postgresql"
 

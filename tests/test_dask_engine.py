@@ -23,15 +23,15 @@ import pytest
 from nbgrader.api import Gradebook
 from test_autograde import graded_cell, hand_in, row_counts, scores, tiny_course
 
-from autograder.grading.autograde import JOB_TOKEN_ENV, autograde, read_log_json
-from autograder.grading.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG, RETRIED
-from autograder.grading.autograde.sandbox import SANDBOX_ENV
+from autograder.grading.assurance.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
 from autograder.grading.cli import main
-from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.course_lock import LOCK_NAME
-from autograder.grading.nbgrader_workspace import copy_workspace, run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.course_lock import LOCK_NAME
+from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbgrader
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.autograde import JOB_TOKEN_ENV, autograde, read_log_json
+from autograder.grading.pipeline.autograde.dask_cluster import LOCAL_SCHEDULER_CONFIG, RETRIED
+from autograder.grading.pipeline.autograde.sandbox import SANDBOX_ENV
 
 pytestmark = pytest.mark.slow
 

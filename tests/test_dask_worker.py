@@ -7,9 +7,9 @@ import sys
 
 PREPARE = """\
 import os
-from autograder.grading.autograde.dask_worker import prepare_process
-from autograder.grading.autograde.orphans import CLUSTER_MARKER_ENV
-from autograder.grading.autograde.processes import is_subreaper
+from autograder.grading.pipeline.autograde.dask_worker import prepare_process
+from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
+from autograder.grading.pipeline.autograde.processes import is_subreaper
 prepare_process()
 path = os.environ["PATH"]
 prepare_process()

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from autograder.grading.cohort import BLANK, REFERENCE, students, submitted_assignments
-from autograder.grading.demo import DemoResult, format_demo_table
-from autograder.grading.repo_paths import assignments
-from autograder.grading.run_progress import StepProgress, clock_text
-from autograder.grading.scores import Score
+from autograder.grading.assurance.cohort import BLANK, REFERENCE, students, submitted_assignments
+from autograder.grading.assurance.demo import DemoResult, format_demo_table
+from autograder.grading.course.repo_paths import assignments
+from autograder.grading.course.run_progress import StepProgress, clock_text
+from autograder.grading.course.scores import Score
 
 
 def synthetic_result(verdicts: dict[str, str] | None = None) -> DemoResult:
@@ -82,7 +82,7 @@ def test_clock_text():
 
 
 def test_the_sandbox_line_says_on_or_off_and_why():
-    from autograder.grading.demo import sandbox_line
+    from autograder.grading.assurance.demo import sandbox_line
 
     assert sandbox_line("bubblewrap").startswith("on (bubblewrap)")
     off = sandbox_line("not sandboxed (bubblewrap (bwrap) is not installed)")

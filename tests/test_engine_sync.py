@@ -5,14 +5,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.engine_sync import (
+from autograder.grading.authoring.engine_sync import (
     chunk_source,
     read_chunks,
     render,
     strip_solution_markers,
     sync_notebook,
 )
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 @pytest.mark.parametrize("assignment", assignments())

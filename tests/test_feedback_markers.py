@@ -13,11 +13,14 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.grading.cohort import REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import run_nbgrader
-from autograder.grading.preprocessors import ClearHiddenTestsInTestCells, HideHiddenTestTracebacks
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.assurance.cohort import REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import run_nbgrader
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.preprocessors import (
+    ClearHiddenTestsInTestCells,
+    HideHiddenTestTracebacks,
+)
 
 ASSIGNMENT = "00-recipe"
 STUDENT = "marker-writer"

@@ -26,13 +26,17 @@ from feedback_payloads import (
 from nbconvert.exporters import HTMLExporter
 from tiny_course import ASSIGNMENT, tiny_course
 
+from autograder.grading.authoring.i18n.feedback import LocalizedFeedbackExporter
 from autograder.grading.cli import main
-from autograder.grading.feedback_exporter import EXPORTER_PATH, FeedbackExporter, exporter_options
-from autograder.grading.i18n.feedback import LocalizedFeedbackExporter
-from autograder.grading.nbgrader_workspace import run_nbgrader
-from autograder.grading.preprocessors.sanitize_markup import REMOVED_NOTE, clean_output
-from autograder.grading.repo_paths import REPO_ROOT, notebook_path
-from autograder.grading.safe_html import clean_html
+from autograder.grading.course.nbgrader_workspace import run_nbgrader
+from autograder.grading.course.repo_paths import REPO_ROOT, notebook_path
+from autograder.grading.pipeline.feedback_exporter import (
+    EXPORTER_PATH,
+    FeedbackExporter,
+    exporter_options,
+)
+from autograder.grading.pipeline.preprocessors.sanitize_markup import REMOVED_NOTE, clean_output
+from autograder.grading.pipeline.safe_html import clean_html
 
 # The page's own scripts: MathJax from its CDN and its configuration.
 TEMPLATE_SCRIPTS = ("https://cdnjs.cloudflare.com/ajax/libs/mathjax/", "text/x-mathjax-config")

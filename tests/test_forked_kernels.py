@@ -14,8 +14,8 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 
-from autograder.grading.verdicts import forked_kernels
-from autograder.grading.verdicts.executor import TRUSTED_KERNEL, write_trusted_kernelspec
+from autograder.grading.pipeline.verdicts import forked_kernels
+from autograder.grading.pipeline.verdicts.executor import TRUSTED_KERNEL, write_trusted_kernelspec
 
 
 def wait_gone(pid: int, seconds: float = 10) -> bool:
@@ -86,7 +86,7 @@ def test_a_killed_relay_ends_its_kernel(kernel):
 
 def test_the_warm_process_ends_with_its_parent(tmp_path):
     starter = (
-        "from autograder.grading.verdicts import forked_kernels\n"
+        "from autograder.grading.pipeline.verdicts import forked_kernels\n"
         "forked_kernels.warm_socket()\n"
         "print(*forked_kernels.warm_pids(), flush=True)\n"
         "import time\ntime.sleep(60)\n"

@@ -12,8 +12,8 @@ from autograder.checks.given import (
     reference_methods,
     reference_parts,
 )
-from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.grading.authoring.engine_sync import strip_solution_markers
+from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
 
 
 def kernel_namespace(assignment, released, solved=()):

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from autograder.checks.parity import check_parity
 from autograder.engine.nn import Linear, mse_loss
 from autograder.engine.tensor import Tensor
-from autograder.grading import gpu_check
+from autograder.grading.assurance import gpu_check
 
 # Tests that need CUDA carry the registered `cuda` marker and say why they are skipped.
 CUDA_SKIP_REASON = "cuda not available: skipped"

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 def hidden_blocks(assignment: str) -> list[tuple[str, str]]:

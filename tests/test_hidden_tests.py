@@ -5,8 +5,8 @@ import pytest
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.grading.integrity.locked import without_hidden_tests
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.pipeline.integrity.locked import without_hidden_tests
 
 CELL = """\
 assert f(1) == 2

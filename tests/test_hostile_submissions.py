@@ -12,14 +12,18 @@ import nbformat
 import pytest
 from tiny_course import graded_cell
 
-from autograder.grading.autograde import load_course, read_log_json
 from autograder.grading.cli import main
-from autograder.grading.integrity import FLAGS_NAME
-from autograder.grading.integrity.scan import scan_notebook
-from autograder.grading.metadata_restore import RestoreError, restored
-from autograder.grading.nbgrader_workspace import copy_workspace, create_workspace, run_nbgrader
-from autograder.grading.repo_paths import COURSE_DIR, assignments, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.course.nbgrader_workspace import (
+    copy_workspace,
+    create_workspace,
+    run_nbgrader,
+)
+from autograder.grading.course.repo_paths import COURSE_DIR, assignments, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import load_course, read_log_json
+from autograder.grading.pipeline.integrity import FLAGS_NAME
+from autograder.grading.pipeline.integrity.scan import scan_notebook
+from autograder.grading.pipeline.metadata_restore import RestoreError, restored
 
 pytestmark = pytest.mark.slow
 

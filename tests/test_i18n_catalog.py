@@ -3,12 +3,12 @@
 import nbformat
 
 from autograder.checks.language import read_po_text
-from autograder.grading.i18n.catalog import (
+from autograder.grading.authoring.i18n.catalog import (
     catalog_bytes,
     read_catalog,
     update_notebook_catalogs,
 )
-from autograder.grading.i18n.units import cell_units, translate_cell
+from autograder.grading.authoring.i18n.units import cell_units, translate_cell
 
 CODE = '''# a comment a student reads,
 # over two lines

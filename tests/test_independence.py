@@ -6,11 +6,11 @@ import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_solution
 
-from autograder.grading.autograde import GradingSettings, autograde_assignments
-from autograder.grading.cohort import solved_sources
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.assurance.cohort import solved_sources
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
 
 pytestmark = pytest.mark.slow
 

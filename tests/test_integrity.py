@@ -6,9 +6,17 @@ import shutil
 import nbformat
 import pytest
 
-from autograder.grading.cohort import REFERENCE, build_submission, write_cohort
-from autograder.grading.course_root import load_course
-from autograder.grading.integrity import (
+from autograder.grading.assurance.cohort import REFERENCE, build_submission, write_cohort
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.integrity import (
     CHEATING_RULES,
     RULES,
     Flag,
@@ -20,9 +28,6 @@ from autograder.grading.integrity import (
     zero_flagged_exercises,
     zero_flagged_setting,
 )
-from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
-from autograder.grading.scores import cell_scores
 
 RECIPE = "00-recipe"
 
@@ -329,7 +334,7 @@ def test_flags_round_trip_through_json(tmp_path):
 
 
 def test_zero_flagged_setting_reads_nbgrader_config(tmp_path):
-    from autograder.grading.repo_paths import NBGRADER_CONFIG
+    from autograder.grading.course.repo_paths import NBGRADER_CONFIG
 
     assert zero_flagged_setting(NBGRADER_CONFIG) is False
     config = tmp_path / "nbgrader_config.py"

@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 
-from autograder.grading.autograde.log import GradingRecord, append_log, read_log_json
-from autograder.grading.json_records import append_records, read_records
-from autograder.grading.report.logs import read_log_rows
+from autograder.grading.course.json_records import append_records, read_records
+from autograder.grading.pipeline.autograde.log import GradingRecord, append_log, read_log_json
+from autograder.grading.pipeline.report.logs import read_log_rows
 
 
 def rec(n: int) -> dict:
@@ -59,7 +59,7 @@ def test_a_process_killed_while_appending_leaves_a_readable_log(tmp_path):
     path = tmp_path / "autograde_log.json"
     writer = (
         "import sys\n"
-        "from autograder.grading.json_records import append_records\n"
+        "from autograder.grading.course.json_records import append_records\n"
         "n = 0\n"
         "while True:\n"
         "    append_records(__import__('pathlib').Path(sys.argv[1]),"

@@ -19,7 +19,12 @@ from nbclient import NotebookClient
 from packaging.requirements import Requirement
 
 from autograder.grading.cli import main
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import (
+    REPO_ROOT,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 pytestmark = pytest.mark.slow
 

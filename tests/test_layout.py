@@ -49,10 +49,12 @@ def test_kernel_side_modules_never_import_grading(path):
 def test_the_direction_check_sees_a_planted_import(tmp_path):
     """Would the check notice a checks module that imports grading (a planted bug)?"""
     planted = tmp_path / "planted.py"
-    planted.write_text("from autograder.grading.report import write_report\nimport numpy\n")
+    planted.write_text(
+        "from autograder.grading.pipeline.report import write_report\nimport numpy\n"
+    )
     assert reaches_grading(imported_modules(planted)) == [
-        "autograder.grading.report",
-        "autograder.grading.report.write_report",
+        "autograder.grading.pipeline.report",
+        "autograder.grading.pipeline.report.write_report",
     ]
 
 
@@ -78,7 +80,7 @@ def test_old_import_paths_name_the_same_objects():
     import autograder.checks.progress
     import autograder.checks.seed
     import autograder.feedback
-    import autograder.grading.preprocessors
+    import autograder.grading.pipeline.preprocessors
     import autograder.grading_seed
     import autograder.graphs
     import autograder.progress
@@ -88,14 +90,33 @@ def test_old_import_paths_name_the_same_objects():
     assert autograder.graphs.draw_graphs is autograder.checks.graph_drawing.draw_graphs
     assert (
         autograder.feedback.HideHiddenTestTracebacks
-        is autograder.grading.preprocessors.HideHiddenTestTracebacks
+        is autograder.grading.pipeline.preprocessors.HideHiddenTestTracebacks
+    )
+    # existing courses' nbgrader_config.py name the grading wing's rooms as they were
+    import autograder.grading.feedback_exporter
+    import autograder.grading.i18n.feedback
+    import autograder.grading.preprocessors.clear_hidden_tests
+    import autograder.grading.preprocessors.hide_tracebacks
+    from autograder.grading.authoring.i18n import feedback
+    from autograder.grading.pipeline import feedback_exporter, preprocessors
+
+    old = autograder.grading.preprocessors
+    assert old.clear_hidden_tests.ClearHiddenTestsInTestCells is (
+        preprocessors.ClearHiddenTestsInTestCells
+    )
+    assert old.hide_tracebacks.HideHiddenTestTracebacks is preprocessors.HideHiddenTestTracebacks
+    assert autograder.grading.feedback_exporter.FeedbackExporter is (
+        feedback_exporter.FeedbackExporter
+    )
+    assert autograder.grading.i18n.feedback.LocalizedFeedbackExporter is (
+        feedback.LocalizedFeedbackExporter
     )
 
 
 def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
     """No exception list: the sandbox mounts the kernel wings whole and nothing else of the
     package, and every module a kernel loads (the reference engine aside) lies in them."""
-    from autograder.grading.autograde.sandbox import KERNEL_WINGS, hidden_parts_of_package
+    from autograder.grading.pipeline.autograde.sandbox import KERNEL_WINGS, hidden_parts_of_package
 
     hidden = hidden_parts_of_package(PACKAGE)
     shown = {entry.name for entry in PACKAGE.iterdir() if entry not in hidden}
@@ -111,3 +132,50 @@ def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
         assert top in shown or top == "engine", f"{path} is loaded by kernels but not mounted"
     lent = hidden_parts_of_package(PACKAGE, engine=False)
     assert PACKAGE / "engine" not in lent and PACKAGE / "grading" in lent
+
+
+# The grading wing's rooms, bottom up: a room imports only rooms below it (or itself).
+ROOMS = ("course", "pipeline", "authoring", "assurance", "cli")
+# Old import paths kept for existing courses' nbgrader_config.py: each names its new home.
+OLD_PATHS = ("feedback_exporter", "preprocessors", "i18n")
+
+
+def room_arrows() -> list[tuple[str, str, str]]:
+    """(module file, its room, the room it imports) for every import between grading rooms."""
+    grading = PACKAGE / "grading"
+    arrows = []
+    for path in sorted(grading.rglob("*.py")):
+        parts = path.relative_to(grading).parts
+        source = parts[0].removesuffix(".py")
+        for name in imported_modules(path):
+            target = name.split(".")[2] if name.startswith("autograder.grading.") else None
+            if target and target != source:
+                arrows.append((str(path.relative_to(PACKAGE)), source, target))
+    return arrows
+
+
+def arrows_up(arrows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The arrows that point up (or into an old path, or from a module of no room)."""
+    bad = []
+    for path, source, target in arrows:
+        if source in OLD_PATHS and target in ROOMS:
+            continue
+        if source not in ROOMS or target not in ROOMS:
+            bad.append((path, source, target))
+        elif ROOMS.index(target) > ROOMS.index(source):
+            bad.append((path, source, target))
+    return bad
+
+
+def test_the_grading_wing_has_its_rooms_and_no_arrow_back_up():
+    grading = PACKAGE / "grading"
+    entries = {p.name.removesuffix(".py") for p in grading.iterdir() if p.name != "__pycache__"}
+    assert entries == {"__init__", *ROOMS, *OLD_PATHS}
+    arrows = room_arrows()
+    assert arrows and arrows_up(arrows) == []
+
+
+def test_an_arrow_back_up_is_named():
+    planted = [("grading/course/scores.py", "course", "pipeline")]
+    planted += [("grading/pipeline/x.py", "pipeline", "feedback_exporter")]
+    assert arrows_up(planted) == planted

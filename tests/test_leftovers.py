@@ -16,11 +16,11 @@ import psutil
 import pytest
 from tiny_course import hand_in, tiny_course
 
-from autograder.grading.autograde import autograde, read_log_json
-from autograder.grading.autograde.processes import is_subreaper
-from autograder.grading.autograde.sandbox import SANDBOX_ENV, unavailable_reason
-from autograder.grading.course_lock import LOCK_NAME
-from autograder.grading.scores import cell_scores
+from autograder.grading.course.course_lock import LOCK_NAME
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import autograde, read_log_json
+from autograder.grading.pipeline.autograde.processes import is_subreaper
+from autograder.grading.pipeline.autograde.sandbox import SANDBOX_ENV, unavailable_reason
 
 pytestmark = pytest.mark.slow
 

@@ -13,9 +13,9 @@ import time
 import pytest
 
 from autograder.checks import student_side
-from autograder.grading.autograde.sandbox import BASE_OPTIONS, unavailable_reason
-from autograder.grading.verdicts import lending, trusted
-from autograder.grading.verdicts.proxy import SESSION, evaluate
+from autograder.grading.pipeline.autograde.sandbox import BASE_OPTIONS, unavailable_reason
+from autograder.grading.pipeline.verdicts import lending, trusted
+from autograder.grading.pipeline.verdicts.proxy import SESSION, evaluate
 from autograder.kernel import syscall_filter
 
 STUDENT = """\

@@ -6,12 +6,16 @@ import json
 
 import pytest
 
-from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.mutation import grading as mutation_grading
-from autograder.grading.mutation.by_hand import HAND_MUTANTS, HandMutant, hand_mutants, rewrite
-from autograder.grading.mutation.equivalents import read_equivalents
-from autograder.grading.mutation.grading import GradingOptions, Outcome
-from autograder.grading.mutation.mutants import (
+from autograder.grading.assurance.mutation import grading as mutation_grading
+from autograder.grading.assurance.mutation.by_hand import (
+    HAND_MUTANTS,
+    HandMutant,
+    hand_mutants,
+    rewrite,
+)
+from autograder.grading.assurance.mutation.equivalents import read_equivalents
+from autograder.grading.assurance.mutation.grading import GradingOptions, Outcome
+from autograder.grading.assurance.mutation.mutants import (
     Mutant,
     assignment_mutants,
     cell_mutants,
@@ -19,8 +23,8 @@ from autograder.grading.mutation.mutants import (
     sample,
     solution_cells,
 )
-from autograder.grading.mutation.operators import OPERATOR_NAMES, apply, rewrites
-from autograder.grading.mutation.report import (
+from autograder.grading.assurance.mutation.operators import OPERATOR_NAMES, apply, rewrites
+from autograder.grading.assurance.mutation.report import (
     TABLE_BEGIN,
     TABLE_END,
     MutationReport,
@@ -28,14 +32,15 @@ from autograder.grading.mutation.report import (
     markdown_table,
     rewrite_readme,
 )
-from autograder.grading.mutation.run import (
+from autograder.grading.assurance.mutation.run import (
     MutateSettings,
     UnknownMutantError,
     chosen_mutants,
     run_mutation,
     stale_equivalents,
 )
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments
+from autograder.grading.authoring.engine_sync import strip_solution_markers
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments
 
 
 def mutated(code: str, operator: str) -> set[str]:

@@ -5,8 +5,8 @@ import pytest
 from nbclient import NotebookClient
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.grading.course_root import load_course
-from autograder.grading.nbgrader_workspace import (
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.nbgrader_workspace import (
     copy_workspace,
     course_config,
     kernel_environment,

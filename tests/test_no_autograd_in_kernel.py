@@ -9,8 +9,9 @@ import textwrap
 import pytest
 from tiny_course import hand_in, tiny_course
 
-from autograder.grading.autograde import autograde
-from autograder.grading.autograde.sandbox import (
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import autograde
+from autograder.grading.pipeline.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
     KERNEL_WINGS,
     SANDBOX_ENV,
@@ -18,8 +19,7 @@ from autograder.grading.autograde.sandbox import (
     SandboxOptions,
     unavailable_reason,
 )
-from autograder.grading.integrity import scan_assignment
-from autograder.grading.scores import cell_scores
+from autograder.grading.pipeline.integrity import scan_assignment
 
 needs_bwrap = pytest.mark.skipif(
     unavailable_reason() is not None, reason=f"no sandbox here: {unavailable_reason()}"
@@ -72,7 +72,7 @@ def test_unsandboxed_kernel_refuses_torch_and_the_record_flags_each_try(course, 
 
 
 def load(root):
-    from autograder.grading.course_root import load_course
+    from autograder.grading.course.course_root import load_course
 
     return load_course(root)
 
@@ -106,7 +106,7 @@ def test_the_sandbox_mounts_no_autograd_library_and_no_engine(tmp_path):
         "torch.nn",
         "autograder.engine",
         "autograder.engine.scalar",
-        "autograder.grading.autograde",
+        "autograder.grading.pipeline.autograde",
         "autograder.checks",
         "autograder.checks.given",
         "autograder.graphs",

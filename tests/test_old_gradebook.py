@@ -13,10 +13,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.cohort import REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import course_config, run_nbgrader
-from autograder.grading.repo_paths import COURSE_DIR, NBGRADER_CONFIG, SOLUTIONS_DIR, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.assurance.cohort import REFERENCE, build_submission
+from autograder.grading.course.nbgrader_workspace import course_config, run_nbgrader
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    NBGRADER_CONFIG,
+    SOLUTIONS_DIR,
+    notebook_path,
+)
+from autograder.grading.course.scores import cell_scores
 
 pytestmark = pytest.mark.slow
 

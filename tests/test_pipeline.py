@@ -8,10 +8,10 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 
 from autograder.checks.text_table import read_columns
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE
-from autograder.grading.demo import format_demo_table, run_demo
-from autograder.grading.nbgrader_workspace import run_nbgrader
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE
+from autograder.grading.assurance.demo import format_demo_table, run_demo
+from autograder.grading.course.nbgrader_workspace import run_nbgrader
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 
 pytestmark = pytest.mark.slow
 

@@ -12,16 +12,16 @@ import nbformat
 import pytest
 import sqlalchemy as sa
 
+from autograder.grading.assurance.cohort import BLANK, REFERENCE, build_submission
+from autograder.grading.assurance.redteam import CHEATS
+from autograder.grading.authoring.release import generate_release
 from autograder.grading.cli import main
-from autograder.grading.cohort import BLANK, REFERENCE, build_submission
-from autograder.grading.course_root import load_course
-from autograder.grading.integrity import read_flags
-from autograder.grading.nbgrader_workspace import copy_workspace, course_config, run_nbgrader
-from autograder.grading.redteam import CHEATS
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR, notebook_path
-from autograder.grading.report.gather import gather_report
-from autograder.grading.scores import cell_scores
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.nbgrader_workspace import copy_workspace, course_config, run_nbgrader
+from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.integrity import read_flags
+from autograder.grading.pipeline.report.gather import gather_report
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,12 @@ import torch
 from nbclient import NotebookClient
 
 from autograder.checks import progress
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 
 def graded(source: str, grade_id: str, points: float = 1) -> nbformat.NotebookNode:

@@ -12,13 +12,13 @@ import html
 import pytest
 
 from autograder.checks.text_table import read_columns
-from autograder.grading.redteam import (
+from autograder.grading.assurance.redteam import (
     CHEATS,
     HONEST,
     format_red_team,
     run_red_team,
 )
-from autograder.grading.report.gather import write_report
+from autograder.grading.pipeline.report.gather import write_report
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,7 @@ def test_autograde_command_scans_after_grading(red_team, capsys):
     # One student regraded (the failed ones would be regraded too, taking minutes), then
     # every submission scanned.
     from autograder.grading.cli import main
-    from autograder.grading.integrity import read_flags
+    from autograder.grading.pipeline.integrity import read_flags
 
     (red_team.root / "integrity.json").unlink()
     command = ["autograde", "00-recipe", "--root", str(red_team.root), "--student", "reference"]

@@ -7,12 +7,17 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.validator import Validator
 
-from autograder.grading.release import (
+from autograder.grading.authoring.release import (
     INSTRUCTOR_METADATA,
     generate_release,
     strip_instructor_metadata,
 )
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -14,11 +14,11 @@ import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.api import Gradebook
 
-from autograder.grading.cohort import build_submission, students, submitted_assignments
-from autograder.grading.nbgrader_workspace import run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.report.gather import write_report
+from autograder.grading.assurance.cohort import build_submission, students, submitted_assignments
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import run_nbgrader
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.report.gather import write_report
 
 pytestmark = pytest.mark.slow
 

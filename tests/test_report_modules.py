@@ -4,7 +4,7 @@ even one hidden behind ``TYPE_CHECKING``), and its page template ships with the 
 import ast
 from pathlib import Path
 
-PACKAGE = "autograder.grading.report"
+PACKAGE = "autograder.grading.pipeline.report"
 FOLDER = Path(__file__).parents[1] / "autograder" / "grading" / "report"
 
 

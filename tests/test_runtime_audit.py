@@ -11,10 +11,10 @@ import nbformat
 import pytest
 from tiny_course import hand_in, tiny_course
 
-from autograder.grading.autograde import autograde, load_course
-from autograder.grading.autograde.kernel_launch import AUDIT_HOOK_FILE
-from autograder.grading.integrity import read_flags, scan_assignment
-from autograder.grading.integrity.runtime_record import read_record
+from autograder.grading.pipeline.autograde import autograde, load_course
+from autograder.grading.pipeline.autograde.kernel_launch import AUDIT_HOOK_FILE
+from autograder.grading.pipeline.integrity import read_flags, scan_assignment
+from autograder.grading.pipeline.integrity.runtime_record import read_record
 
 # Runs in a fresh interpreter: the hook, then "cells" compiled under IPython-like names.
 HOOK_DRIVER = """
@@ -211,7 +211,7 @@ def test_scan_keeps_runtime_flags_and_zeroes_with_them(audited):
 
 
 def test_a_notebook_not_saved_after_its_run_is_counted_as_nbclient_runs_it():
-    from autograder.grading.integrity.runtime_record import in_run_order
+    from autograder.grading.pipeline.integrity.runtime_record import in_run_order
 
     cells = [
         nbformat.v4.new_code_cell("a = 1"),
@@ -228,8 +228,8 @@ def test_a_notebook_not_saved_after_its_run_is_counted_as_nbclient_runs_it():
 
 
 def test_a_killed_workers_record_is_salvaged_from_its_job_folder(tmp_path):
-    from autograder.grading.autograde.jobs import salvaged_record
-    from autograder.grading.integrity.runtime_record import RECORD_NAME
+    from autograder.grading.pipeline.autograde.jobs import salvaged_record
+    from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME
 
     job = tmp_path / "autograde-job-1"
     (job / "submitted" / "ada").mkdir(parents=True)

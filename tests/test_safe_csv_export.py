@@ -10,7 +10,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grading.cli import main
-from autograder.grading.safe_csv_export import COLUMNS, neutralised
+from autograder.grading.pipeline.safe_csv_export import COLUMNS, neutralised
 
 ASSIGNMENT = "00-recipe"
 # Student ids as an LMS might hand them over: a comma, a quote, and each start that

@@ -17,8 +17,13 @@ import psutil
 import pytest
 from tiny_course import graded_cell
 
-from autograder.grading.autograde import autograde, read_log_json, sandbox
-from autograder.grading.autograde.sandbox import (
+from autograder.grading.assurance.cohort import REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import autograde, read_log_json, sandbox
+from autograder.grading.pipeline.autograde.sandbox import (
     DEFAULT_MAX_PROCESSES,
     PIDS_CGROUP,
     SANDBOX_ENV,
@@ -27,12 +32,7 @@ from autograder.grading.autograde.sandbox import (
     remove_cgroup,
     unavailable_reason,
 )
-from autograder.grading.cohort import REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.report.gather import write_report
-from autograder.grading.scores import cell_scores
+from autograder.grading.pipeline.report.gather import write_report
 
 RECIPE = "00-recipe"
 MARK = "SANDBOX-PROBE"

@@ -12,12 +12,12 @@ import nbformat
 import pytest
 from similarity_rewrite import disguise
 
+from autograder.grading.assurance.cohort import build_submission, solved_sources
 from autograder.grading.cli import main
-from autograder.grading.cohort import build_submission, solved_sources
-from autograder.grading.course_root import load_course
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
-from autograder.grading.similarity.compare import Settings
-from autograder.grading.similarity.run import run_similarity
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.similarity.compare import Settings
+from autograder.grading.pipeline.similarity.run import run_similarity
 
 RECIPE = "00-recipe"
 WORKED = "01-worked-example"
@@ -240,9 +240,9 @@ def test_command_prints_flagged_pairs(tmp_path, capsys):
 
 
 def test_the_grading_report_names_each_flagged_students_highest_match(recipe_cohort):
-    from autograder.grading.report.gather import read_similarity
-    from autograder.grading.report.html import render_report
-    from autograder.grading.report.model import AssignmentReport, Submission
+    from autograder.grading.pipeline.report.gather import read_similarity
+    from autograder.grading.pipeline.report.html import render_report
+    from autograder.grading.pipeline.report.model import AssignmentReport, Submission
 
     root, _ = recipe_cohort
     graded = [Submission("ana", 1.0, 1.0, "", {"test_recipe": (1.0, 1.0)})]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from autograder.checks import language
-from autograder.grading.i18n.catalog import (
+from autograder.grading.authoring.i18n.catalog import (
     catalog_bytes,
     catalog_path,
     needs_work,
@@ -22,14 +22,14 @@ from autograder.grading.i18n.catalog import (
     translations,
     update_notebook_catalogs,
 )
-from autograder.grading.i18n.edition import edition, notebook_text, translate_notebook
-from autograder.grading.i18n.units import cell_units, notebook_units
-from autograder.grading.i18n.update import (
+from autograder.grading.authoring.i18n.edition import edition, notebook_text, translate_notebook
+from autograder.grading.authoring.i18n.units import cell_units, notebook_units
+from autograder.grading.authoring.i18n.update import (
     messages_path,
     messages_template,
     non_literal_messages,
 )
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 SPANISH = edition("es")
 # The card's section names (shared/seed/autograd-reference-card.es.txt), one per notebook.

@@ -15,15 +15,15 @@ import nbformat
 import pytest
 from hidden_lines import distinctive_hidden_lines
 
-from autograder.grading.autograde import GradingSettings, autograde_assignments
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
-from autograder.grading.course_root import load_course
-from autograder.grading.i18n.edition import edition
-from autograder.grading.integrity import scan_assignment
-from autograder.grading.nbgrader_workspace import run_nbgrader
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import assignments, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE, build_submission
+from autograder.grading.authoring.i18n.edition import edition
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.course_root import load_course
+from autograder.grading.course.nbgrader_workspace import run_nbgrader
+from autograder.grading.course.repo_paths import assignments, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+from autograder.grading.pipeline.integrity import scan_assignment
 
 pytestmark = pytest.mark.slow
 

@@ -10,11 +10,16 @@ import zipfile
 
 import pytest
 
+from autograder.grading.authoring.i18n.edition import Edition, edition
+from autograder.grading.authoring.kit_leaks import answer_lines, find_leaks
+from autograder.grading.authoring.student_kit import KitError, request
 from autograder.grading.cli import main
-from autograder.grading.i18n.edition import Edition, edition
-from autograder.grading.kit_leaks import answer_lines, find_leaks
-from autograder.grading.repo_paths import COURSE_DIR, SOLUTIONS_DIR, assignments, notebook_path
-from autograder.grading.student_kit import KitError, request
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 WHEEL = "autograd_course_kit-0.1.0-py3-none-any.whl"
 
@@ -180,7 +185,7 @@ def test_a_release_older_than_its_solutions_is_refused(tmp_path):
 
 
 def test_a_stale_release_is_one_line_exit_2_from_the_command(tmp_path, capsys, monkeypatch):
-    from autograder.grading import student_kit
+    from autograder.grading.authoring import student_kit
 
     monkeypatch.setattr(student_kit, "stale_cells", lambda solution, release: ["cell 3 (setup)"])
     code, err = run_cli(capsys, "00-recipe", "--out", str(tmp_path / "kit"))

@@ -2,7 +2,7 @@
 
 import os
 
-from autograder.grading.student_lab import (
+from autograder.grading.authoring.student_lab import (
     PROFILE_DIR,
     WorkCopy,
     lab_environment,
@@ -80,8 +80,8 @@ def test_student_profile_disables_instructor_tools_and_news(monkeypatch, tmp_pat
 
 
 def test_the_spanish_edition_has_its_own_release_and_working_copy():
-    from autograder.grading.repo_paths import COURSE_DIR, REPO_ROOT
-    from autograder.grading.student_lab import WORK_DIR, edition_folders, take_edition
+    from autograder.grading.authoring.student_lab import WORK_DIR, edition_folders, take_edition
+    from autograder.grading.course.repo_paths import COURSE_DIR, REPO_ROOT
 
     assert take_edition(["--edition", "es", "--port=9999"]) == ("es", ["--port=9999"])
     assert take_edition(["--edition=es"]) == ("es", [])

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from autograder.checks.text_table import format_columns, read_columns
-from autograder.grading.autograde.log import GradingRecord, GradingRun
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE
-from autograder.grading.demo import DemoResult, format_demo_table
-from autograder.grading.redteam import (
+from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE
+from autograder.grading.assurance.demo import DemoResult, format_demo_table
+from autograder.grading.assurance.redteam import (
     CHEATS,
     HONEST,
     HONEST_BUG,
@@ -21,7 +20,8 @@ from autograder.grading.redteam import (
     RedTeamRow,
     format_red_team,
 )
-from autograder.grading.scores import Score
+from autograder.grading.course.scores import Score
+from autograder.grading.pipeline.autograde.log import GradingRecord, GradingRun
 
 HEADER = ["student", "score", "verdict"]
 ROWS = [["ann", "3/4", "NO: lost  two points"], ["bo", "10/10", ""], ["", "0/4", "yes"]]

@@ -5,12 +5,12 @@ kernel, and honest submissions get the same grades either way."""
 import nbformat
 import pytest
 
-from autograder.grading.autograde import autograde
-from autograder.grading.cohort import BLANK, BUGS, REFERENCE, build_submission
-from autograder.grading.nbgrader_workspace import copy_workspace
-from autograder.grading.release import generate_release
-from autograder.grading.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.scores import cell_scores
+from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE, build_submission
+from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.nbgrader_workspace import copy_workspace
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.scores import cell_scores
+from autograder.grading.pipeline.autograde import autograde
 
 pytestmark = pytest.mark.slow
 
@@ -207,7 +207,7 @@ def test_the_trusted_kernels_connection_stays_out_of_the_student_kernels_folder(
     # the student's code could read its key or bind its socket paths before it does.
     from traitlets.config import Config
 
-    from autograder.grading.verdicts.executor import TrustedKernelClient
+    from autograder.grading.pipeline.verdicts.executor import TrustedKernelClient
 
     job = tmp_path / "kernel-runtime"
     config = Config()

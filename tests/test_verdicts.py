@@ -15,8 +15,8 @@ import torch
 
 from autograder.checks import check_array, check_flags, check_raises_like
 from autograder.checks.exact import _fetchers, register_fetcher
-from autograder.grading.verdicts.cells import free_names
-from autograder.grading.verdicts.proxy import (
+from autograder.grading.pipeline.verdicts.cells import free_names
+from autograder.grading.pipeline.verdicts.proxy import (
     SESSION,
     Remote,
     RemoteClass,
@@ -24,7 +24,7 @@ from autograder.grading.verdicts.proxy import (
     global_value,
     handle_callback,
 )
-from autograder.grading.verdicts.trusted import end
+from autograder.grading.pipeline.verdicts.trusted import end
 from autograder.kernel import wire
 from autograder.kernel.channel import Channel
 from autograder.kernel.serve import ObjectTable, Server
@@ -247,7 +247,7 @@ def test_free_names_are_what_a_cell_reads_from_outside():
 
 def test_in_student_kernel_asks_the_side_that_holds_the_objects(student):
     from autograder.checks.student_side import in_student_kernel, register_evaluator
-    from autograder.grading.verdicts.proxy import evaluate
+    from autograder.grading.pipeline.verdicts.proxy import evaluate
 
     register_evaluator(evaluate)
     try:
@@ -286,7 +286,7 @@ def test_a_test_can_subclass_a_student_class(student):
 
 
 def test_the_student_kernels_setup_cell_loses_only_its_autograd_lines():
-    from autograder.grading.verdicts.cells import without_autograd
+    from autograder.grading.pipeline.verdicts.cells import without_autograd
 
     setup = (
         "import numpy as np\n"

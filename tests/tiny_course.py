@@ -5,8 +5,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.nbgrader_workspace import create_workspace, run_nbgrader
-from autograder.grading.repo_paths import notebook_path
+from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.course.repo_paths import notebook_path
 
 ASSIGNMENT = "tiny"
 SOLUTION = {"grade": False, "grade_id": "answer", "locked": False, "schema_version": 3}

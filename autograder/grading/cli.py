@@ -14,14 +14,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder.grading.nbgrader_workspace import NbgraderError
-from autograder.grading.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.nbgrader_workspace import NbgraderError
+from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 
 
 def _release(args: argparse.Namespace) -> int:
-    from autograder.grading.i18n.edition import edition, editions, generate_solutions
-    from autograder.grading.release import generate_release, publish_release
-    from autograder.grading.run_progress import print_to_stderr
+    from autograder.grading.authoring.i18n.edition import edition, editions, generate_solutions
+    from autograder.grading.authoring.release import generate_release, publish_release
+    from autograder.grading.course.run_progress import print_to_stderr
 
     ids = args.assignment or assignments()
     unknown = sorted(set(ids) - set(assignments()))
@@ -41,7 +41,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _sync_engine(args: argparse.Namespace) -> int:
-    from autograder.grading.engine_sync import sync_notebook
+    from autograder.grading.authoring.engine_sync import sync_notebook
 
     drifted_any = False
     for assignment in assignments():
@@ -57,8 +57,8 @@ def _sync_engine(args: argparse.Namespace) -> int:
 
 
 def _translations(args: argparse.Namespace) -> int:
-    from autograder.grading.i18n.catalog import LANGUAGES
-    from autograder.grading.i18n.update import update_all
+    from autograder.grading.authoring.i18n.catalog import LANGUAGES
+    from autograder.grading.authoring.i18n.update import update_all
 
     owed = 0
     for language in LANGUAGES:
@@ -75,8 +75,8 @@ def _translations(args: argparse.Namespace) -> int:
 
 
 def _student_kit(args: argparse.Namespace) -> int:
-    from autograder.grading.i18n.edition import edition
-    from autograder.grading.student_kit import KitError, build_kit, request
+    from autograder.grading.authoring.i18n.edition import edition
+    from autograder.grading.authoring.student_kit import KitError, build_kit, request
 
     try:
         kit = request(edition(args.edition), args.assignment, args.out)
@@ -90,7 +90,7 @@ def _student_kit(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from autograder.grading.demo import main as demo_main
+    from autograder.grading.assurance.demo import main as demo_main
 
     return demo_main(args.workspace)
 
@@ -101,7 +101,7 @@ class UsageError(Exception):
 
 def _course(root: Path, *assignments: str):
     """The course at ``root``, refusing a folder that is not one or an unknown assignment."""
-    from autograder.grading.autograde import AutogradeError, load_course
+    from autograder.grading.pipeline.autograde import AutogradeError, load_course
 
     try:
         course = load_course(root)
@@ -119,7 +119,7 @@ def _course(root: Path, *assignments: str):
 @contextlib.contextmanager
 def _exclusive(course, args: argparse.Namespace) -> Iterator[None]:
     """Hold the course root's lock meanwhile: a second command on it is bad input (exit 2)."""
-    from autograder.grading.course_lock import CourseBusy, course_lock, pid_alive
+    from autograder.grading.course.course_lock import CourseBusy, course_lock, pid_alive
 
     with contextlib.ExitStack() as stack:
         try:
@@ -137,7 +137,7 @@ def _exclusive(course, args: argparse.Namespace) -> Iterator[None]:
 
 
 def _require_submissions(course, assignment: str) -> None:
-    from autograder.grading.autograde import submitted_students
+    from autograder.grading.pipeline.autograde import submitted_students
 
     if not submitted_students(course, assignment):
         raise UsageError(
@@ -153,7 +153,7 @@ def _autograde(args: argparse.Namespace) -> int:
 
 
 def _autograde_course(course, args: argparse.Namespace) -> int:
-    from autograder.grading.autograde import AutogradeError, autograde, collect_zip
+    from autograder.grading.pipeline.autograde import AutogradeError, autograde, collect_zip
 
     try:
         if args.zip:
@@ -220,7 +220,11 @@ def _print_collection(collection, zip_path: Path) -> None:
 
 def _scan(course, assignment: str, zero_flagged: bool) -> None:
     """The integrity scan after grading: flags to integrity.json, zeroing if configured."""
-    from autograder.grading.integrity import FLAGS_NAME, scan_assignment, zero_flagged_setting
+    from autograder.grading.pipeline.integrity import (
+        FLAGS_NAME,
+        scan_assignment,
+        zero_flagged_setting,
+    )
 
     zero = zero_flagged or zero_flagged_setting(course.config)
     flags, zeroed = scan_assignment(course, assignment, zero=zero)
@@ -235,15 +239,19 @@ def _scan(course, assignment: str, zero_flagged: bool) -> None:
 
 
 def _redteam(args: argparse.Namespace) -> int:
-    from autograder.grading.redteam import main as redteam_main
+    from autograder.grading.assurance.redteam import main as redteam_main
 
     return redteam_main(args.workspace)
 
 
 def _mutate(args: argparse.Namespace) -> int:
-    from autograder.grading.mutation.grading import GradingOptions, MutationError
-    from autograder.grading.mutation.report import markdown_table
-    from autograder.grading.mutation.run import MutateSettings, UnknownMutantError, run_mutation
+    from autograder.grading.assurance.mutation.grading import GradingOptions, MutationError
+    from autograder.grading.assurance.mutation.report import markdown_table
+    from autograder.grading.assurance.mutation.run import (
+        MutateSettings,
+        UnknownMutantError,
+        run_mutation,
+    )
 
     unknown = sorted(set(args.assignment) - set(assignments()))
     if unknown:
@@ -281,8 +289,8 @@ def _mutate(args: argparse.Namespace) -> int:
 
 
 def _feedback(args: argparse.Namespace) -> int:
-    from autograder.grading.feedback_exporter import exporter_options
-    from autograder.grading.nbgrader_workspace import run_nbgrader
+    from autograder.grading.course.nbgrader_workspace import run_nbgrader
+    from autograder.grading.pipeline.feedback_exporter import exporter_options
 
     course = _course(args.root, args.assignment)
     command = ["generate_feedback", args.assignment, "--force", *exporter_options(course.config)]
@@ -296,8 +304,8 @@ def _feedback(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from autograder.grading.nbgrader_workspace import run_nbgrader
-    from autograder.grading.safe_csv_export import EXPORTER
+    from autograder.grading.course.nbgrader_workspace import run_nbgrader
+    from autograder.grading.pipeline.safe_csv_export import EXPORTER
 
     course = _course(args.root)
     target = (args.to or course.root / "grades.csv").resolve()
@@ -309,7 +317,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from autograder.grading.report.gather import write_report
+    from autograder.grading.pipeline.report.gather import write_report
 
     course = _course(args.root, *args.assignment)
     out_dir = args.out or course.root / "report"
@@ -319,8 +327,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _similarity(args: argparse.Namespace) -> int:
-    from autograder.grading.similarity.compare import Settings
-    from autograder.grading.similarity.run import SimilarityError, run_similarity
+    from autograder.grading.pipeline.similarity.compare import Settings
+    from autograder.grading.pipeline.similarity.run import SimilarityError, run_similarity
 
     course = _course(args.root)
     settings = Settings(
@@ -520,7 +528,7 @@ def _add_grading_commands(commands) -> None:
 
 
 def _add_similarity_command(commands) -> None:
-    from autograder.grading.similarity.compare import Settings
+    from autograder.grading.pipeline.similarity.compare import Settings
 
     defaults = Settings()
     similarity = commands.add_parser(

@@ -3,7 +3,7 @@
 The answer stubs students see in their cells, and feedback pages with Spanish labels.
 """
 
-from autograder.grading.i18n.feedback import LocalizedFeedbackExporter
+from autograder.grading.authoring.i18n.feedback import LocalizedFeedbackExporter
 
 c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
 

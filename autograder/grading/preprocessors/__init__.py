@@ -1,6 +1,9 @@
-"""nbgrader preprocessors of this course, one class per module (nbgrader's own layout)."""
+"""Old import path of the course's nbgrader preprocessors, for existing courses'
+nbgrader_config.py (they live in ``autograder.grading.pipeline.preprocessors``)."""
 
-from autograder.grading.preprocessors.clear_hidden_tests import ClearHiddenTestsInTestCells
-from autograder.grading.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
+from autograder.grading.pipeline.preprocessors import (
+    ClearHiddenTestsInTestCells,
+    HideHiddenTestTracebacks,
+)
 
 __all__ = ["ClearHiddenTestsInTestCells", "HideHiddenTestTracebacks"]

@@ -1,0 +1,55 @@
+"""A grading job and its outcome as plain data, so they can travel to a worker process (or,
+later, another machine): the files as bytes, the settings as values, nothing that points
+into the course's folders."""
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
+from autograder.grading.pipeline.integrity.runtime_record import RuntimeRecord
+
+
+@dataclass(frozen=True)
+class GradeRows:
+    """What ``nbgrader autograde`` wrote for one submission: its automatic fields only."""
+
+    timestamp: dt.datetime | None
+    # notebook -> late submission penalty
+    penalties: dict[str, float | None]
+    # (notebook, grade cell) -> (auto_score, needs_manual_grade)
+    grades: dict[tuple[str, str], tuple[float | None, bool]]
+    # (notebook, comment cell) -> auto_comment
+    comments: dict[tuple[str, str], str | None]
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything a worker needs to grade one submission, and nothing else."""
+
+    student: str
+    assignment: str
+    seed: int  # the student's AUTOGRADER_SEED, for the kernel
+    token: str  # put in the kernel's environment, to find its processes again
+    config: dict  # the course's nbgrader config (a traitlets Config, as nested dicts)
+    source: dict[str, bytes]  # source/ASSIGNMENT/..., paths relative to that folder
+    submission: dict[str, bytes]  # submitted/STUDENT/ASSIGNMENT/..., relative paths
+    gradebook: bytes  # a private sqlite gradebook: assignments and this student's rows
+    cell_timeout: int | None
+    memory_limit_mb: int | None
+    threads: int | None  # BLAS/OpenMP threads for the kernel (None: leave as is)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    verdicts: str = "trusted"  # test cells in a second, trusted kernel ("kernel": the student's)
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What came of a job: status, grades, the autograded files and nbgrader's output."""
+
+    status: str  # one of log.STATUSES
+    message: str
+    seconds: float
+    grades: GradeRows | None  # None: nbgrader saved no grades
+    autograded: dict[str, bytes]  # autograded/STUDENT/ASSIGNMENT/..., relative paths
+    output: str  # nbgrader's log, its traceback if it failed, and the kernel's stderr
+    runtime: RuntimeRecord | None = None  # the kernel's runtime record (None: none read)

@@ -1,0 +1,148 @@
+"""One submission graded as a job on a Dask worker: the job described as plain data (its
+files as bytes, its settings), and its outcome or failure (time limit, dead worker) as a
+JobResult."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading.course.course_root import Course
+from autograder.grading.pipeline.autograde.job_gradebook import job_gradebook_bytes
+from autograder.grading.pipeline.autograde.job_spec import GradeRows, JobSpec
+from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
+from autograder.grading.pipeline.integrity.runtime_record import (
+    RECORD_NAME,
+    RuntimeRecord,
+    read_record,
+)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, and the limits it runs under."""
+
+    student: str
+    assignment: str
+    seed: int
+    token: str  # marks the job's kernel and its children (in their environment)
+    cell_timeout: int | None
+    memory_limit_mb: int | None
+    submission_timeout: float | None
+    verdicts: str = "trusted"  # who runs the test cells: see verdicts.executor
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """How a job ended: status, the grades and autograded files if any, and its output."""
+
+    job: Job
+    status: str
+    message: str
+    seconds: float
+    grades: GradeRows | None  # None: nbgrader saved no grades
+    autograded: dict[str, bytes]
+    output: str
+    runtime: RuntimeRecord | None = None  # what the student's code did (audit hook)
+
+    @property
+    def grades_saved(self) -> bool:
+        return self.grades is not None
+
+
+def config_as_dict(course: Course) -> dict:
+    """The course's nbgrader config as nested dicts, to send with every job, without the
+    course database's URL (it may hold a password; a job has its own sqlite gradebook)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    loaded = PyFileConfigLoader(course.config.name, path=str(course.config.parent)).load_config()
+    loaded.get("CourseDirectory", {}).pop("db_url", None)
+
+    def plain(value):
+        return {k: plain(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+    return plain(loaded)
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` as relative path -> bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The source and every submission of a run, read before any job starts: a kernel that
+    overwrites another student's submission (or the source) on disk changes nothing this
+    run grades."""
+
+    source: dict[str, bytes]
+    submissions: dict[str, dict[str, bytes]]
+
+    @classmethod
+    def read(cls, course: Course, assignment: str, students: list[str]) -> "RunFiles":
+        """Read them now."""
+        submissions = {}
+        for student in students:
+            try:
+                submissions[student] = folder_files(course.submitted / student / assignment)
+            except OSError:  # that student's job reports it (build_spec), the others go on
+                continue
+        return cls(folder_files(course.source / assignment), submissions)
+
+
+def build_spec(
+    course: Course,
+    job: Job,
+    config: dict,
+    snapshot: Path,
+    threads: int | None,
+    files: "RunFiles | None" = None,
+) -> JobSpec:
+    """The job as plain data: the source and submission files, a private gradebook, limits.
+
+    ``files``: the run's files as read when it started (else read now from the course)."""
+    if files is not None:
+        if job.student not in files.submissions:
+            raise OSError(f"the submission of {job.student} could not be read")
+        source, submission = files.source, files.submissions[job.student]
+    else:
+        source = folder_files(course.source / job.assignment)
+        submission = folder_files(course.submitted / job.student / job.assignment)
+    return JobSpec(
+        student=job.student,
+        assignment=job.assignment,
+        seed=job.seed,
+        token=job.token,
+        config=config,
+        source=source,
+        submission=submission,
+        gradebook=job_gradebook_bytes(course, snapshot, job.assignment, job.student),
+        cell_timeout=job.cell_timeout,
+        memory_limit_mb=job.memory_limit_mb,
+        threads=threads,
+        verdicts=job.verdicts,
+        sandbox=job.sandbox,
+    )
+
+
+def failed(
+    job: Job,
+    status: str,
+    message: str,
+    seconds: float,
+    output: str = "",
+    runtime: RuntimeRecord | None = None,
+) -> JobResult:
+    """A job that saved no grades."""
+    return JobResult(job, status, message, seconds, None, {}, output, runtime)
+
+
+def salvaged_record(scratch: Path | None, student: str) -> RuntimeRecord | None:
+    """The runtime record a killed worker left in the job's folder (under the run's scratch
+    folder, removed at the end of the run), or None when there is none."""
+    if scratch is None:
+        return None
+    folders = [p.parent.parent for p in scratch.glob(f"autograde-job-*/submitted/{student}")]
+    records = [f / RECORD_NAME for f in folders if (f / RECORD_NAME).is_file()]
+    if not records:
+        return None
+    return read_record(max(records, key=lambda path: path.stat().st_mtime))

@@ -1,0 +1,73 @@
+"""Which submissions a run grades: named students always; otherwise all but those graded
+cleanly before (in the log and the gradebook) and unchanged on disk since, unless forced."""
+
+import datetime as dt
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder.checks.seed import student_seed
+from autograder.grading.course.course_root import AutogradeError, Course, submitted_students
+from autograder.grading.pipeline.autograde.log import (
+    GradingRecord,
+    latest_records,
+    read_log_json,
+    utc_now,
+)
+
+
+def newest_change(folder: Path) -> float:
+    """Latest modification time of ``folder`` and anything under it (epoch seconds)."""
+    times = [folder.stat().st_mtime]
+    times += [p.stat().st_mtime for p in folder.rglob("*")]
+    return max(times)
+
+
+def already_graded(course: Course, assignment: str, student: str, log: dict) -> bool:
+    """Graded cleanly before, in the log and the gradebook, and unchanged on disk since."""
+    record = log.get((student, assignment))
+    if record is None or record.get("status") != "graded":
+        return False
+    finished = dt.datetime.fromisoformat(record["finished_at"]).timestamp()
+    if newest_change(course.submitted / student / assignment) > finished:
+        return False
+    with Gradebook(course.db_url) as gradebook:
+        try:
+            gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return False
+    return True
+
+
+def plan(
+    course: Course, assignment: str, students: list[str] | None, force: bool
+) -> tuple[list[str], list[str]]:
+    """(students to grade, students skipped as already graded).
+
+    Named students are always graded; otherwise those graded cleanly and unchanged since
+    are skipped unless ``force``.
+    """
+    handed_in = submitted_students(course, assignment)
+    if students is not None:
+        missing = sorted(set(students) - set(handed_in))
+        if missing:
+            raise AutogradeError(f"no submission of {assignment} by {missing}")
+        return sorted(set(students)), []
+    if force:
+        return handed_in, []
+    log = latest_records(read_log_json(course.root))
+    skipped = [s for s in handed_in if already_graded(course, assignment, s, log)]
+    return [s for s in handed_in if s not in skipped], skipped
+
+
+def skipped_record(student: str, assignment: str, salt: str) -> GradingRecord:
+    """The record of a submission skipped as already graded (returned, never logged)."""
+    return GradingRecord(
+        student=student,
+        assignment=assignment,
+        status="skipped",
+        seconds=0.0,
+        seed=student_seed(student, assignment, salt),
+        message="already graded and unchanged since (force=True regrades)",
+        finished_at=utc_now(),
+    )

