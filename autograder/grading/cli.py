@@ -157,11 +157,11 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
 
     try:
         if args.zip:
-            collection = collect_zip(course.workdir, args.assignment, args.zip)
+            collection = collect_zip(course, args.assignment, args.zip)
             _print_collection(collection, args.zip)
         _require_submissions(course, args.assignment)
         run = autograde(
-            course.workdir,
+            course,
             args.assignment,
             workers=args.workers,
             students=args.student,

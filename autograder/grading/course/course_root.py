@@ -177,6 +177,12 @@ def load_course(folder: Path) -> Course:
     )
 
 
+def as_course(course: Course | Path) -> Course:
+    """``course`` itself, or the course whose config is in that folder: a command builds its
+    Course once and hands it down; the Python API also takes the folder."""
+    return course if isinstance(course, Course) else load_course(course)
+
+
 def submitted_students(course: Course, assignment: str) -> list[str]:
     """Students with a folder ``submitted/<student>/<assignment>/``, sorted; refuses ids
     the gradebook cannot hold."""

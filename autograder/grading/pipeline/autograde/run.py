@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
-from autograder.grading.course.course_root import Course, check_gradable, load_course
+from autograder.grading.course.course_root import Course, as_course, check_gradable
 from autograder.grading.pipeline.autograde import in_flight
 from autograder.grading.pipeline.autograde.dask_cluster import (
     grading_client,
@@ -64,7 +64,7 @@ GAVE_UP = (
 
 
 def autograde(
-    root: Path,
+    root: Course | Path,
     assignment: str,
     workers: int = 1,
     students: list[str] | None = None,
@@ -79,7 +79,8 @@ def autograde(
     hide_packages: tuple[str, ...] = (),
     scheduler: str | None = None,
 ) -> GradingRun:
-    """Grade every submission of ``assignment`` under ``root`` with nbgrader, N at a time.
+    """Grade every submission of ``assignment`` of the course ``root`` (a Course, or the
+    folder of its nbgrader_config.py) with nbgrader, N at a time.
 
     On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
     scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
@@ -130,7 +131,7 @@ class GradingSettings:
 
 
 def autograde_assignments(
-    root: Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+    root: Course | Path, assignments: list[str], settings: GradingSettings = GradingSettings()
 ) -> list[GradingRun]:
     """``autograde`` of several assignments, one after the other, on one cluster.
 
@@ -144,7 +145,7 @@ def autograde_assignments(
             f"verdicts must be one of {', '.join(VERDICTS)}; got {settings.verdicts!r}"
         )
     started = time.perf_counter()
-    course = load_course(Path(root))
+    course = as_course(root)
     plans = []
     for assignment in assignments:
         check_gradable(course, assignment)

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grading.course.course_root import check_source, load_course
+from autograder.grading.course.course_root import Course, as_course, check_source
 from autograder.grading.course.json_records import append_records
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.pipeline.autograde.log import utc_now
@@ -46,12 +46,12 @@ def write_private(path: Path, content: bytes) -> None:
         file.write(content)
 
 
-def collect_zip(root: Path, assignment: str, zip_path: Path) -> Collection:
+def collect_zip(root: Course | Path, assignment: str, zip_path: Path) -> Collection:
     """Fill ``submitted/`` from an LMS zip with nbgrader's ``zip_collect``, after vetting it.
 
     Collected students' earlier submissions of ``assignment`` are replaced; a refused
     student's is left as it was. AutogradeError when the zip itself is unreadable."""
-    course = load_course(Path(root))
+    course = as_course(root)
     check_source(course, assignment)
     zip_path = Path(zip_path).resolve()
     vetting = vet_download(zip_path, assignment)

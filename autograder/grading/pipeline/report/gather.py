@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.grading.course.course_root import Course, load_course
+from autograder.grading.course.course_root import Course, as_course
 from autograder.grading.pipeline.report.figures import report_figures
 from autograder.grading.pipeline.report.html import render_report
 from autograder.grading.pipeline.report.logs import (
@@ -243,8 +243,7 @@ def write_report(course: Course | Path, assignments: list[str], out_dir: Path) -
     ``course`` is a Course or the folder of its nbgrader_config.py. Every assignment is
     read before anything is written, so a bad name writes nothing.
     """
-    if not isinstance(course, Course):
-        course = load_course(course)
+    course = as_course(course)
     reports = [gather_report(course, assignment) for assignment in assignments]
     pages = []
     for report in reports:
