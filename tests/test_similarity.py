@@ -4,13 +4,14 @@ Submissions are notebook JSON built from solutions/ and course/ as the demo coho
 copies are disguised through the syntax tree (tests/similarity_rewrite.py).
 """
 
+import ast
 import json
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from similarity_rewrite import disguise
+from similarity_rewrite import disguise, inline_helpers
 
 from autograder.grading.cli import main
 from autograder.grading.cohort import build_submission, solved_sources
@@ -262,3 +263,28 @@ def test_the_grading_report_names_each_flagged_students_highest_match(recipe_coh
     assert read_similarity(root, "01-worked-example") is None
     plain = render_report(AssignmentReport(RECIPE, 1.0, graded, [], [], None, None), {})
     assert "No similarity run for this assignment" in plain
+
+
+def test_inlining_a_helper_with_early_returns_and_defaults():
+    code = """\
+def scale(x, factor=2):
+    if x is None:
+        return 0
+    y = x * factor
+    return y + 1
+
+
+def use(values):
+    total = 0
+    for v in values:
+        total += scale(v) + scale(None)
+    return scale(total, 3)
+"""
+    tree = ast.parse(code)
+    assert inline_helpers(tree) == 3
+    rewritten = ast.unparse(ast.fix_missing_locations(tree))
+    assert "def scale" not in rewritten and "scale(" not in rewritten
+    before, after = {}, {}
+    exec(code, before)
+    exec(rewritten, after)
+    assert after["use"]([1, 2, 5]) == before["use"]([1, 2, 5]) == 58
