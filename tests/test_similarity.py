@@ -1,7 +1,9 @@
 """autograd-course similarity: planted copies are caught, honest work is not (no kernels).
 
-Submissions are notebook JSON built from solutions/ and course/ as the demo cohort's are;
-copies are disguised through the syntax tree (tests/similarity_rewrite.py).
+Submissions are notebook JSON built from solutions/ and course/ as the demo cohort's are,
+or from independently written answers (tests/independent_solutions.py, whose graded cells
+run in this process to prove them correct); copies are disguised through the syntax tree
+(tests/similarity_rewrite.py).
 """
 
 import ast
