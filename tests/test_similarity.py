@@ -1,21 +1,28 @@
 """autograd-course similarity: planted copies are caught, honest work is not (no kernels).
 
-Submissions are notebook JSON built from solutions/ and course/ as the demo cohort's are;
-copies are disguised through the syntax tree (tests/similarity_rewrite.py).
+Submissions are notebook JSON built from solutions/ and course/ as the demo cohort's are,
+or from independently written answers (tests/independent_solutions.py, whose graded cells
+run in this process to prove them correct); copies are disguised through the syntax tree
+(tests/similarity_rewrite.py).
 """
 
+import ast
 import json
 import shutil
+from dataclasses import replace
+from itertools import combinations
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
-from similarity_rewrite import disguise
+from independent_solutions import implementations, run_graded_cells, student_notebook
+from similarity_rewrite import disguise, inline_helpers
 
 from autograder.grading.assurance.cohort import build_submission, solved_sources
 from autograder.grading.cli import main
 from autograder.grading.course.course_root import load_course
-from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.repo_paths import COURSE_DIR, REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.pipeline.similarity.compare import Settings
 from autograder.grading.pipeline.similarity.run import run_similarity
 
@@ -262,3 +269,177 @@ def test_the_grading_report_names_each_flagged_students_highest_match(recipe_coh
     assert read_similarity(root, "01-worked-example") is None
     plain = render_report(AssignmentReport(RECIPE, 1.0, graded, [], [], None, None), {})
     assert "No similarity run for this assignment" in plain
+
+
+# Independent solutions of 01: five students who wrote every exercise their own way
+# (tests/fixtures/independent_01/), and copies of them and of the reference disguised with
+# helpers inlined at their call sites.
+INDEPENDENT = [path.stem for path in implementations()]
+HONEST = [*INDEPENDENT, "reference"]
+
+
+def whole_engine_matches_torch(namespace: dict) -> None:
+    """The student's whole engine, no exercise lent, on models that use every exercise."""
+    check_parity, tensor = namespace["check_parity"], namespace["Tensor"]
+    linear, mse_loss = namespace["Linear"], namespace["mse_loss"]
+    import torch.nn.functional as F
+
+    rng = np.random.default_rng(28)
+    data = {
+        "x": rng.standard_normal((5, 3)),
+        "w": rng.standard_normal((2, 3)),
+        "b": rng.standard_normal(2),
+        "t": rng.uniform(0.2, 0.8, (5, 2)),
+        "u": rng.standard_normal(3),
+    }
+
+    def model(x, w, b, t, u):
+        h = (x @ w.T + b).sigmoid()  # h and x are used several times: gradients accumulate
+        loss = ((h - t) ** 2).mean() + (x @ u).exp().sum() / 4.0
+        return loss + (x * u).relu().mean(axis=0).sum() + (h.log() * t).sum(axis=1).mean()
+
+    def engine_layer(x, t, w, b):
+        layer = linear(3, 2)
+        layer.weight, layer.bias = w, b
+        return mse_loss(layer(x).tanh(), t)
+
+    def torch_layer(x, t, w, b):
+        return F.mse_loss(F.linear(x, w, b).tanh(), t)
+
+    check_parity(model, data, tensor_type=tensor, quiet=True)
+    layer_data = {k: data[k] for k in ("x", "t", "w", "b")}
+    check_parity(engine_layer, layer_data, tensor_type=tensor, torch_fn=torch_layer, quiet=True)
+
+
+@pytest.mark.parametrize("path", implementations(), ids=lambda path: path.stem)
+def test_each_independent_solution_is_correct(path):
+    """Every graded cell, hidden tests included, passes; so does the whole engine at once."""
+    namespace = run_graded_cells(student_notebook(path))
+    whole_engine_matches_torch(namespace)
+
+
+def disguised_copy(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int]:
+    """``notebook`` with each solution cell inlined and disguised; the calls inlined."""
+    copy = nbformat.reads(nbformat.writes(notebook), as_version=4)
+    inlined = 0
+    for cell in copy.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            inlined += inline_helpers(ast.parse(cell.source))
+            cell.source = disguise(cell.source, split=False, inline=True)
+    return copy, inlined
+
+
+@pytest.fixture(scope="module")
+def independent_cohort(tmp_path_factory):
+    """01: the five independent students and a copy of each (and of the reference), with
+    helpers inlined; compared at the default settings, every pair located (floor 0)."""
+    root = course_root(tmp_path_factory.mktemp("independent"), WORKED)
+    sources = {path.stem: student_notebook(path) for path in implementations()}
+    sources["reference"] = build_submission("reference", WORKED, SOLUTIONS_DIR, COURSE_DIR)
+    copies, inlined = {}, {}
+    for name, notebook in sources.items():
+        if name != "reference":
+            hand_in(root / "submitted", name, WORKED, notebook)
+        copies[name], inlined[name] = disguised_copy(notebook)
+        hand_in(root / "submitted", f"copies-{name}", WORKED, copies[name])
+    run = run_similarity(load_course(root), WORKED, [], replace(Settings(), floor=0.0))
+    return run, copies, inlined
+
+
+def test_independent_solutions_are_never_flagged(independent_cohort):
+    """The false-positive rate on independent correct work: none of 15 pairs flagged."""
+    run, _, _ = independent_cohort
+    settings = Settings()
+    scores = {frozenset({p.a, p.b}): p for p in run.pairs}
+    pairs = list(combinations(HONEST, 2))
+    found = {pair: scores.get(frozenset(pair)) for pair in pairs}
+    print("\nhonest pair                    score  shared")
+    for (a, b), pair in sorted(found.items(), key=lambda i: -(i[1].score if i[1] else 0)):
+        print(f"{a:14} {b:14} {pair.score if pair else 0.0:6.3f} {pair.overlap if pair else 0:6d}")
+    flagged = [pair for pair in found.values() if pair and pair.flagged(settings)]
+    highest = max(pair.score if pair else 0.0 for pair in found.values())
+    print(f"highest honest score {highest:.3f}; false positives {len(flagged)}/{len(pairs)}")
+    assert not flagged, flagged
+    assert highest < settings.threshold
+    assert len(INDEPENDENT) >= 5
+
+
+def test_copies_disguised_by_inlining_rank_above_every_honest_pair(independent_cohort):
+    run, _, inlined = independent_cohort
+    settings = Settings()
+    planted = {frozenset({f"copies-{name}", name}) for name in HONEST}
+    scores = {frozenset({p.a, p.b}): p for p in run.pairs}
+    copied = {key: scores[key] for key in planted}
+    honest = [p for key, p in scores.items() if key not in planted]
+    for pair in sorted(copied.values(), key=lambda p: -p.score):
+        print(f"{pair.a} ~ {pair.b}: {pair.score:.3f} flagged={pair.flagged(settings)}")
+    print(f"highest other pair: {max(p.score for p in honest):.3f}")
+    # Every copy had helpers inlined: clear_grads into zero_grad, and the students' own.
+    assert all(count >= 1 for count in inlined.values()), inlined
+    assert sum(inlined[name] >= 2 for name in INDEPENDENT) >= 4, inlined
+    assert min(p.score for p in copied.values()) > max(p.score for p in honest)
+    assert not [p for p in honest if p.flagged(settings)]
+    assert copied[frozenset({"copies-reference", "reference"})].flagged(settings)
+
+
+@pytest.mark.parametrize("name", HONEST)
+def test_copies_with_helpers_inlined_still_pass_every_check(independent_cohort, name):
+    """The rewriter keeps a copy working, as a copier would: inlining changes no result."""
+    _, copies, _ = independent_cohort
+    whole_engine_matches_torch(run_graded_cells(copies[name]))
+
+
+def test_inlining_a_helper_with_early_returns_and_defaults():
+    code = """\
+def scale(x, factor=2):
+    if x is None:
+        return 0
+    y = x * factor
+    return y + 1
+
+
+def use(values):
+    total = 0
+    for v in values:
+        total += scale(v) + scale(None)
+    return scale(total, 3)
+"""
+    tree = ast.parse(code)
+    assert inline_helpers(tree) == 3
+    rewritten = ast.unparse(ast.fix_missing_locations(tree))
+    assert "def scale" not in rewritten and "scale(" not in rewritten
+    before, after = {}, {}
+    exec(code, before)
+    exec(rewritten, after)
+    assert after["use"]([1, 2, 5]) == before["use"]([1, 2, 5]) == 58
+
+
+def test_similarity_page_in_chromium(recipe_cohort):
+    """The HTML page of a cohort with planted copies, in a real browser; a screenshot of it
+    goes to build/screenshots/similarity.png."""
+    from browser_helpers import CHROMIUM, CHROMIUM_ARGS, browser_unavailable_reason
+
+    reason = browser_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    root, _ = recipe_cohort
+    page_path = root / "similarity" / RECIPE / "report.html"
+    shot = REPO_ROOT / "build" / "screenshots" / "similarity.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(page_path.as_uri())
+            rows = page.locator("table").first.locator("tr").all_inner_texts()
+            marks = page.locator("mark").count()
+            page.screenshot(path=str(shot), full_page=False)
+        finally:
+            browser.close()
+    assert len(rows) == 1 + len(PLANTED)  # a head and one row per planted copy
+    assert any("copies-reference" in row and "reference" in row for row in rows[1:])
+    assert marks > 0 and shot.stat().st_size > 10_000
