@@ -1,8 +1,8 @@
 """The red team: cheats graded in one run with honest students, by the real nbgrader.
 
-Every cheat whose defence is in this branch must end contained (no undue points unless
-flagged, none after zeroing, the expected status, no lasting harm); the others are graded
-too and reported as waiting for their defence. The run must finish with a record for
+Every cheat must end contained (no undue points unless flagged, none after zeroing, the
+expected status, no lasting harm), and is filed in the module of the defence that stops it.
+The run must finish with a record for
 everyone, the honest students' grades must be what they get alone, and the report must show
 the flags, the runtime record's among them, and the failures.
 """
@@ -13,14 +13,23 @@ import pytest
 
 from autograder.checks.text_table import read_columns
 from autograder.grading.assurance.redteam import (
+    BY_DEFENCE,
     CHEATS,
     HONEST,
     format_red_team,
     run_red_team,
 )
+from autograder.grading.assurance.redteam.catalogue import misplaced
 from autograder.grading.pipeline.report.gather import write_report
 
 pytestmark = pytest.mark.slow
+
+
+def test_each_cheat_is_filed_under_its_defence():
+    assert misplaced() == []
+    assert {cheat.defence for cheat in CHEATS} == set(BY_DEFENCE)
+    planted = {"scan": (*BY_DEFENCE["scan"], BY_DEFENCE["trusted"][0])}
+    assert misplaced(planted) == [f"{BY_DEFENCE['trusted'][0].student}: scan -> trusted"]
 
 
 @pytest.fixture(scope="module")
