@@ -6,6 +6,7 @@ import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_solution
 
+from autograder.checks.exercises import exercises_of
 from autograder.grading.assurance.cohort import solved_sources
 from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
@@ -14,47 +15,9 @@ from autograder.grading.pipeline.autograde import GradingSettings, autograde_ass
 
 pytestmark = pytest.mark.slow
 
-# Where solution cells follow each other, position cannot tell which test cells check which
-# exercise: said here. Elsewhere an exercise's test cells are those up to the next solution cell.
-EXPLICIT = {
-    "02-how-it-works": {
-        "function": {"test_next_functions", "test_release"},
-        "tensor": {"test_retain_grad"},
-        "graph_nodes": {"test_graph_structure"},
-        "backward": {"test_free_graph"},
-    },
-    "03-gradient-controls": {
-        "no_grad": {"test_no_grad_modes"},
-        "grad_modes": {"test_inference_mode"},
-        "tensor": {"test_requires_grad", "test_detach", "test_retain_graph"},
-    },
-    "05-common-pitfalls": {
-        "function": {"test_saved_versions"},
-        "tensor": {"test_inplace", "test_numpy_sharing"},
-        "sgd": {"test_sgd_zero_grad"},
-        "loss_history": {"test_loss_history"},
-    },
-    "08-capstone": {
-        "mlp": {"test_mlp_and_step"},
-        "train_step": {"test_training_matches_torch"},
-    },
-}
-
-
 def exercise_tests(assignment: str) -> dict[str, set[str]]:
     """Each solution cell's grade_id -> the grade_ids of the test cells that check it."""
-    if assignment in EXPLICIT:
-        return EXPLICIT[assignment]
-    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
-    tests: dict[str, set[str]] = {}
-    current = None
-    for cell in notebook.cells:
-        if is_solution(cell):
-            current = cell.metadata["nbgrader"]["grade_id"]
-            tests[current] = set()
-        elif is_grade(cell) and current is not None:
-            tests[current].add(cell.metadata["nbgrader"]["grade_id"])
-    return tests
+    return {exercise.cell: set(exercise.tests) for exercise in exercises_of(assignment)}
 
 
 def student_name(exercise: str) -> str:

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from autograder.checks.exercises import CATALOGUE, parts_by_exercise
 from autograder.checks.prerequisites import own_parts, reference_installed
 from autograder.checks.student_side import in_student_kernel, in_trusted_kernel, lending
 
@@ -293,58 +294,10 @@ def current_student_functions(namespace: dict[str, Any], names: list[str]) -> It
         namespace.update(own)
 
 
-# What each exercise (solution cell) of a notebook defines: "function" or "Class.method".
+# What each exercise (solution cell) of a notebook defines, from the course's catalogue.
 EXERCISE_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "01-worked-example": {
-        "unbroadcast": ("unbroadcast",),
-        "backward": ("run_backward",),
-        "mul_div": ("Mul.backward", "Div.backward"),
-        "elementwise": (
-            "Pow.backward",
-            "Exp.backward",
-            "Log.backward",
-            "Tanh.backward",
-            "ReLU.backward",
-            "Sigmoid.backward",
-        ),
-        "matmul": ("MatMul.backward",),
-        "reductions": ("Sum.backward", "Mean.backward"),
-        "module": ("clear_grads", "Module.named_parameters", "Linear.forward", "mse_loss"),
-    },
-    "02-how-it-works": {
-        "function": ("Context.release", "Context.next_functions"),
-        "tensor": ("Tensor.retain_grad", "Tensor.keeps_grad"),
-        "graph_nodes": ("graph_node",),
-        "backward": ("release_graph",),
-    },
-    "03-gradient-controls": {
-        "no_grad": ("no_grad.__call__",),
-        "grad_modes": (
-            "enable_grad.__enter__",
-            "inference_mode.__enter__",
-            "inference_mode.__exit__",
-        ),
-        "tensor": ("Tensor.requires_grad_", "Tensor.detach"),
-    },
-    "04-custom-functions": {
-        "validate_gradients": ("validate_gradients",),
-        "my_relu": ("MyReLU.forward", "MyReLU.backward"),
-        "gradcheck": ("numerical_jacobian", "analytical_jacobian", "gradcheck"),
-    },
-    "06-alternatives": {
-        "functional_grad": ("grad",),
-        "per_sample": ("per_sample_grads_loop", "per_sample_grads_linear"),
-        "manual_mlp": ("manual_mlp_grads",),
-    },
-    "07-faq": {
-        "vjp": ("vjp", "jacobian"),
-        "gradient_flow": ("parameters_without_grad",),
-        "clip_grad_norm": ("clip_grad_norm_",),
-        "sqrt": ("Sqrt.forward", "Sqrt.backward"),
-        "hvp": ("hvp",),
-        "transfer_step": ("transfer_step",),
-    },
-    "08-capstone": {"mlp": ("MLP.forward",), "train_step": ("train_step",)},
+    notebook: parts_by_exercise(notebook)
+    for notebook in dict.fromkeys(exercise.notebook for exercise in CATALOGUE)
 }
 
 
