@@ -4,12 +4,15 @@ Four wings: ``autograder.checks`` (what a student's kernel imports), ``autograde
 (what a grading kernel also runs: its side of trusted verdicts, the audit hook, the
 system-call filter), ``autograder.engine`` (the reference engine the notebooks are built
 from) and ``autograder.grading`` (the instructor's tools, never imported by a kernel).
-Notebook check cells use four helpers:
+Notebooks import everything they call from ``autograder``. Check cells use four helpers:
 ``check_parity`` (values and gradients against torch on every available device),
 ``check_raises_like`` (same exception class as torch for the same misuse), ``check_flags``
 (``requires_grad``, ``is_leaf``, ``grad is None``...) and ``check_array`` (one array against
 torch's).
 """
+
+from importlib import import_module
+from typing import Any
 
 from autograder.checks import (
     ParityReport,
@@ -19,4 +22,35 @@ from autograder.checks import (
     check_raises_like,
 )
 
-__all__ = ["ParityReport", "check_array", "check_flags", "check_parity", "check_raises_like"]
+# Everything else a notebook cell calls, by the one import path ``from autograder import ...``;
+# loaded when first asked for (PEP 562), so ``import autograder`` stays as light as it was.
+LAZY = {
+    "hidden_rng": "autograder.checks.seed",
+    "show_progress": "autograder.checks.progress",
+    "side_by_side": "autograder.checks.graph_drawing",
+    "check_graph_like": "autograder.checks.graphs",
+    "Exercises": "autograder.checks.given",
+    "reference_methods": "autograder.checks.given",
+    "reference_parts": "autograder.checks.given",
+    "in_student_kernel": "autograder.checks.student_side",
+    "live_instances": "autograder.checks.student_side",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A notebook helper of ``LAZY``, imported from its module the first time it is named."""
+    if name not in LAZY:
+        raise AttributeError(f"module 'autograder' has no attribute {name!r}")
+    value = getattr(import_module(LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "ParityReport",
+    "check_array",
+    "check_flags",
+    "check_parity",
+    "check_raises_like",
+    *LAZY,
+]

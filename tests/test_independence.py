@@ -15,6 +15,7 @@ from autograder.grading.pipeline.autograde import GradingSettings, autograde_ass
 
 pytestmark = pytest.mark.slow
 
+
 def exercise_tests(assignment: str) -> dict[str, set[str]]:
     """Each solution cell's grade_id -> the grade_ids of the test cells that check it."""
     return {exercise.cell: set(exercise.tests) for exercise in exercises_of(assignment)}

@@ -399,6 +399,8 @@ def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp
     [
         'reference_methods(Scalar, "__add__", "__mul__").__enter__()',
         "from autograder.checks.given import reference_parts",
+        "from autograder import reference_parts",
+        "import autograder\nautograder.Exercises",
     ],
 )
 def test_borrowing_the_reference_in_a_solution_cell_is_flagged(tmp_path, cheat):

@@ -63,15 +63,49 @@ def test_importing_what_notebooks_import_loads_nothing_from_grading():
     code = (
         "import sys\n"
         "from autograder import check_array, check_flags, check_parity, check_raises_like\n"
+        "from autograder import hidden_rng, show_progress, side_by_side, check_graph_like\n"
+        "from autograder import Exercises, reference_methods, in_student_kernel\n"
         "from autograder.grading_seed import hidden_rng\n"
         "from autograder.progress import show_progress\n"
         "from autograder.graphs import check_graph_like, draw_graphs\n"
-        "from autograder.checks.graph_drawing import side_by_side\n"
         "import autograder.engine.tensor, autograder.engine.capstone\n"
         "print(sorted(m for m in sys.modules if m.split('.')[:2] == ['autograder', 'grading']))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_notebooks_import_everything_from_one_path():
+    """Every import of the course's notebooks is ``from autograder import ...`` (or of a
+    third-party library): the old paths stay for existing gradebooks only."""
+    import json
+
+    from autograder.grading.course.repo_paths import SOLUTIONS_DIR
+
+    found = set()
+    for path in SOLUTIONS_DIR.glob("*/*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                found |= {
+                    m for m in imported_modules_of("".join(cell["source"])) if "autograder" in m
+                }
+    import autograder
+
+    assert {m.split(".")[0] + "." + m.split(".")[1] for m in found if m.count(".")} <= {
+        f"autograder.{name}" for name in autograder.__all__
+    }, sorted(found)
+
+
+def imported_modules_of(source: str) -> set[str]:
+    """Module names of a cell's imports (``from X import Y`` gives X and X.Y)."""
+    names = set()
+    for line in source.splitlines():
+        words = line.split()
+        if line.startswith("from ") and len(words) >= 4 and words[2] == "import":
+            names |= {words[1], *(f"{words[1]}.{n.strip(',')}" for n in words[3:])}
+        elif line.startswith("import "):
+            names |= {n.strip(",") for n in words[1:] if n not in ("as",)}
+    return names
 
 
 def test_old_import_paths_name_the_same_objects():

@@ -1,13 +1,14 @@
 """The kernel-side wheel of the student kit: the checks wing and its old import paths.
 
-A student's kernel imports ``autograder`` (the four check helpers), ``autograder.checks``
-(the checks, their messages, the progress cell, the graph drawing, the exercises' lending
-in its kit form) and the old import paths the notebooks still name (``autograder.graphs``,
-``autograder.progress``). The wheel holds exactly those, the checks wing whole, and nothing
-of ``autograder.engine`` (the answers) or ``autograder.grading`` (the instructor's tools).
-It is built by setuptools from a staging folder, through ``pip wheel`` without network or
-build isolation (setuptools comes with the course's environment, as nbgrader's and torch's
-dependency), and declares only what a kernel needs.
+A student's kernel imports ``autograder`` (the check helpers and, by the same path, every
+other notebook helper), ``autograder.checks`` (the checks, their messages, the progress
+cell, the graph drawing, the exercises' lending in its kit form) and the old import paths
+that notebooks of earlier releases name (``autograder.graphs``, ``autograder.progress``).
+The wheel holds exactly those, the checks wing whole, and nothing of ``autograder.engine``
+(the answers) or ``autograder.grading`` (the instructor's tools). It is built by setuptools
+from a staging folder, through ``pip wheel`` without network or build isolation
+(setuptools comes with the course's environment, as nbgrader's and torch's dependency), and
+declares only what a kernel needs.
 """
 
 import importlib.metadata

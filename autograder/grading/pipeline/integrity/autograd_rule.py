@@ -9,12 +9,14 @@ from autograder.grading.pipeline.integrity.scanner import ScannerBase
 from autograder.grading.pipeline.integrity.syntax import is_call_to, string_constant
 
 # Top-level packages that compute gradients for you, the course's own reference engine, and
-# the checks' way of borrowing it (for tests only, never in a solution).
+# the checks' way of borrowing it (for tests only, never in a solution), also by the names
+# ``autograder`` itself hands out for it.
 AUTOGRAD_LIBRARIES = frozenset(
     """
     torch functorch jax jaxlib flax autograd tensorflow keras tf_keras mlx tinygrad
     micrograd mygrad paddle mxnet theano pytensor aesara chainer tangent autograder.engine
-    autograder.checks.given
+    autograder.checks.given autograder.Exercises autograder.reference_methods
+    autograder.reference_parts
     """.split()
 )
 
@@ -49,6 +51,15 @@ class AutogradImportRule(ScannerBase):
                 "autograd-import",
                 f"uses {shown} in a solution cell; exercises must not use an autograd library",
             )
+
+    def check_autograd_attribute(self, node: ast.Attribute) -> None:
+        """``autograder.Exercises`` after ``import autograder``: the library reached through
+        a harmless module's attribute, in a solution cell."""
+        qualified = self.qualified(node)
+        parent = self.qualified(node.value) or ""
+        reached = qualified and is_autograd_module(qualified) and not is_autograd_module(parent)
+        if isinstance(node.ctx, ast.Load) and reached and self.solution_cell:
+            self.report(node, "autograd-import", f"uses {qualified} in a solution cell")
 
     def check_runtime_lookup(self, node: ast.Subscript) -> None:
         """``sys.modules["torch"]`` or ``globals()["torch"]``: an import by another name."""

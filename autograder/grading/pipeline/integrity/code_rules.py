@@ -64,6 +64,7 @@ class CellScanner(AutogradImportRule, MonkeypatchRule, DynamicCodeRule, FileAcce
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.check_introspection(node)
+        self.check_autograd_attribute(node)
         if isinstance(node.ctx, ast.Store | ast.Del):
             self.check_patch_target(node)
         self.generic_visit(node)
