@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks.compare import format_table, hint_line
+from autograder.checks.compare import hint_line
 from autograder.checks.display import FailureView, failure, report_pass, view_from_message
 from autograder.checks.exact import is_torch_tensor
 from autograder.checks.language import marked, tr, translated
+from autograder.checks.text_table import format_columns
 
 _MAX_MESSAGE = 160
 
@@ -338,7 +339,7 @@ def check_flags(
             )
         ]
         columns = (tr("tensor"), tr("flag"), "torch", tr("yours"))
-        lines += format_table(columns, rows)
+        lines += format_columns(columns, rows, indent="  ")
         hints = []
         for flag in dict.fromkeys(row[1] for row in rows):  # each hint once, in table order
             hint = FLAG_HINTS.get(flag)

@@ -16,6 +16,7 @@ import numpy as np
 from autograder.checks.display import FailureView, failure
 from autograder.checks.exact import exact_array, is_torch_tensor
 from autograder.checks.language import tr
+from autograder.checks.text_table import format_columns
 
 Shape = tuple[int, ...]
 
@@ -169,15 +170,6 @@ def _errors(got: np.ndarray, expected: np.ndarray, close: np.ndarray):
     return abs_err, rel_err, badness
 
 
-def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    """Left-aligned, two-space-indented table lines, so columns line up in a terminal."""
-    widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
-    return [
-        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
-
-
 def diff_header() -> tuple[str, ...]:
     """The value table's columns."""
     return (tr("index"), tr("expected (torch)"), tr("got (yours)"), tr("abs error"))
@@ -224,7 +216,7 @@ def _diff_parts(
 
 
 def _diff_text(facts: list[str], rows: list[tuple[str, ...]], more: str) -> str:
-    lines = [f"  {fact}" for fact in facts] + format_table(diff_header(), rows)
+    lines = [f"  {fact}" for fact in facts] + format_columns(diff_header(), rows, indent="  ")
     if more:
         lines.append(f"  {more}")
     return "\n".join(lines)
