@@ -5,7 +5,6 @@ Written as build/mutation/report.json and report.html, and as the score table be
 where killed counts mutants that lost at least one point and those that timed out or crashed.
 """
 
-import html
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pathlib import Path
 from autograder.grading.assurance.mutation.by_hand import OPERATOR as BY_HAND
 from autograder.grading.assurance.mutation.grading import Outcome
 from autograder.grading.assurance.mutation.mutants import Mutant
+from autograder.grading.pipeline.html_pages import page_environment
 
 TABLE_BEGIN = "<!-- mutation-score:begin (written by autograd-course mutate) -->"
 TABLE_END = "<!-- mutation-score:end -->"
@@ -189,41 +189,38 @@ def rewrite_readme(readme: Path, table: str) -> bool:
 
 def write_html(report: MutationReport, path: Path) -> None:
     """report.html: the totals, then every survivor with its diff, then the crashed ones."""
-    e = html.escape
-    parts = [
-        "<!doctype html><meta charset='utf-8'><title>Mutation report</title>",
-        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-        "td:first-child{text-align:left}pre{background:#f6f6f6;padding:6px}</style>",
-        "<h1>Mutation testing of the graders</h1>",
-        f"<p>Overall score {e(report.overall().score_text())}; "
-        f"{'sample of ' + str(report.sample) + ' per notebook' if report.sample else 'all mutants'}"
-        f", {report.seconds / 60:.1f} min.</p>",
-        "<table><tr><th>exercise</th>" + "".join(f"<th>{c}</th>" for c in COLUMNS),
-        "<th>score</th></tr>",
-    ]
-    for (assignment, cell), tally in report.exercise_tallies().items():
-        counts = "".join(f"<td>{getattr(tally, c)}</td>" for c in COLUMNS)
-        parts.append(f"<tr><td>{e(assignment)}/{e(cell)}</td>{counts}")
-        parts.append(f"<td>{e(tally.score_text())}</td></tr>")
-    parts.append("</table>")
+    sections = []
     for title, verdict in (
         ("Survivors", "survived"),
         ("Equivalent (hand-listed)", "equivalent"),
         ("Timed out or crashed (counted killed)", "crashed"),
     ):
-        rows = [row for row in report.rows if row.verdict == verdict]
-        parts.append(f"<h2>{title}: {len(rows)}</h2>")
-        for row in rows:
-            m = row.mutant
-            note = f" &mdash; {e(row.reason)}" if row.reason else ""
-            status = f" ({e(row.outcome.status)})" if verdict == "crashed" else ""
-            parts.append(
-                f"<h3>{e(m.assignment)}/{e(m.cell)} line {m.line}: {e(m.operator)}, "
-                f"{e(m.what)}{status} <code>{m.id}</code>{note}</h3><pre>{e(m.diff)}</pre>"
-            )
-    if report.wrongly_equivalent:
-        parts.append("<h2>Listed as equivalent but killed</h2><ul>")
-        parts.extend(f"<li><code>{e(i)}</code></li>" for i in report.wrongly_equivalent)
-        parts.append("</ul>")
-    path.write_text("\n".join(parts) + "\n")
+        rows = [
+            {
+                "where": f"{row.mutant.assignment}/{row.mutant.cell} line {row.mutant.line}",
+                "operator": row.mutant.operator,
+                "what": row.mutant.what,
+                "status": row.outcome.status if verdict == "crashed" else "",
+                "id": row.mutant.id,
+                "reason": row.reason,
+                "diff": row.mutant.diff,
+            }
+            for row in report.rows
+            if row.verdict == verdict
+        ]
+        sections.append((title, rows))
+    page = page_environment("autograder.grading.assurance.mutation").get_template("report.html")
+    path.write_text(
+        page.render(
+            overall=report.overall().score_text(),
+            scope=f"sample of {report.sample} per notebook" if report.sample else "all mutants",
+            minutes=f"{report.seconds / 60:.1f}",
+            columns=COLUMNS,
+            exercises=[
+                (f"{assignment}/{cell}", [getattr(t, c) for c in COLUMNS], t.score_text())
+                for (assignment, cell), t in report.exercise_tallies().items()
+            ],
+            sections=sections,
+            wrongly_equivalent=report.wrongly_equivalent,
+        )
+    )

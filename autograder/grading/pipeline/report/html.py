@@ -14,6 +14,7 @@ from functools import cache
 
 import jinja2
 
+from autograder.grading.pipeline.html_pages import page_environment
 from autograder.grading.pipeline.report.figures import EXERCISES_PNG, GRADES_PNG, GRADING_TIME_PNG
 from autograder.grading.pipeline.report.model import AssignmentReport, sandbox_text
 
@@ -40,11 +41,7 @@ def format_number(value: float | None) -> str:
 @cache
 def environment() -> jinja2.Environment:
     """The template environment, autoescaping everything, with the tests the macro uses."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("autograder.grading.pipeline.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,  # a misspelt name is an error, not a blank
-    )
+    env = page_environment("autograder.grading.pipeline.report")
     env.tests["numeric"] = is_numeric
     env.tests["preformatted"] = lambda value: isinstance(value, Preformatted)
     env.filters["number"] = format_number

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jinja2
 
+from autograder.grading.pipeline.html_pages import page_environment
 from autograder.grading.pipeline.similarity.compare import Pair, Region, Settings
 from autograder.grading.pipeline.similarity.extract import Document, Skipped
 
@@ -59,11 +60,7 @@ def segments(text: str, regions: tuple[Region, ...]) -> list[tuple[str, bool]]:
 @cache
 def environment() -> jinja2.Environment:
     """Templates with autoescaping on: student ids and code are escaped everywhere."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("autograder.grading.pipeline.similarity", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    return page_environment("autograder.grading.pipeline.similarity")
 
 
 def write_results(
