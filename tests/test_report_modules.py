@@ -5,7 +5,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = "autograder.grading.pipeline.report"
-FOLDER = Path(__file__).parents[1] / "autograder" / "grading" / "report"
+FOLDER = Path(__file__).parents[1] / "autograder" / "grading" / "pipeline" / "report"
 
 
 def report_imports() -> dict[str, set[str]]:
