@@ -166,7 +166,9 @@ def test_frames_carry_only_exact_builtin_json():
 def test_pickle_is_never_used(student, monkeypatch):
     assert len(CHANNEL_FILES) >= 10  # the search below must have something to read
     sources = "\n".join(path.read_text() for path in CHANNEL_FILES)
-    assert "import socket" in sources and not re.search(r"import (c?pickle|marshal|dill)|(pickle|marshal)\.load", sources)
+    assert "import socket" in sources and not re.search(
+        r"import (c?pickle|marshal|dill)|(pickle|marshal)\.load", sources
+    )
 
     def refuse(*args, **kwargs):
         raise AssertionError("pickle used")
