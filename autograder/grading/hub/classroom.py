@@ -22,7 +22,11 @@ from autograder.grading.hub.accounts import (
     require_root,
     run_suffix,
 )
-from autograder.grading.hub.environments import instructor_environment, student_environment
+from autograder.grading.hub.environments import (
+    instructor_environment,
+    shared_interpreter,
+    student_environment,
+)
 from autograder.grading.hub.exchange import (
     course_root,
     make_exchange,
@@ -48,6 +52,7 @@ class Classroom:
     student_python: Path
     instructor_python: Path
     student_profile: Path
+    library_path: str  # LD_LIBRARY_PATH the environments' python needs ("" for none)
     work_folders: dict[str, Path] = field(default_factory=dict)
 
     @property
@@ -109,9 +114,12 @@ def _build(
     log(f"accounts: {', '.join(a.name for a in accounts)}; exchange {exchange}")
 
     wheel = build_wheel(folder / "kit")
-    student_python = student_environment(folder / "student-env", wheel)
+    base, library_path = shared_interpreter(folder / "python")
+    student_python = student_environment(folder / "student-env", wheel, base, library_path)
     profile = write_student_profile(folder / "student-profile")
-    instructor_python = instructor_environment(instructor.home / INSTRUCTOR_ENVIRONMENT)
+    instructor_python = instructor_environment(
+        instructor.home / INSTRUCTOR_ENVIRONMENT, base, library_path
+    )
     log("environments: students' (kit only) and instructor's made")
 
     for account in accounts:
@@ -120,5 +128,5 @@ def _build(
     work = {s.name: student_work_folder(s.home, s.uid, s.gid) for s in pupils}
     return Classroom(
         folder, instructor, pupils, exchange, root, student_python, instructor_python, profile,
-        work,
+        library_path, work,
     )  # fmt: skip

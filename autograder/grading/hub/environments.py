@@ -62,14 +62,16 @@ def link_file(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def link_tree(source: Path, target: Path) -> None:
-    """Mirror the folder ``source`` at ``target``: folders made, files linked (or copied)."""
+def link_tree(source: Path, target: Path, skip: set[str] | None = None) -> None:
+    """Mirror the folder ``source`` at ``target``: folders made, files linked (or copied);
+    caches and the ``skip`` folders of its top level left out."""
     if source.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         link_file(source, target)
         return
     for folder, subfolders, files in os.walk(source):
-        subfolders[:] = [s for s in subfolders if s != "__pycache__"]
+        left_out = {"__pycache__", *(skip or ())} if folder == str(source) else {"__pycache__"}
+        subfolders[:] = [s for s in subfolders if s not in left_out]
         here = target / Path(folder).relative_to(source)
         here.mkdir(parents=True, exist_ok=True)
         for name in files:
@@ -113,28 +115,34 @@ def usable_by_all(path: Path) -> bool:
     return folders_open and bool(os.stat(path).st_mode & 0o001)
 
 
-def base_interpreter() -> Path:
-    """The Python the users' environments are made from: this one's base interpreter where
-    every user can run it, else the system's Python of the same version (a Python installed
-    in root's home, as pyenv does, is closed to other users)."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for candidate in (Path(sys._base_executable), Path("/usr/bin") / version):
-        if candidate.exists() and usable_by_all(candidate):
-            return candidate
-    raise OSError(
-        f"no {version} that other users can run: {sys._base_executable} is closed to them "
-        f"and there is no /usr/bin/{version} (Debian: apt-get install {version})"
-    )
+def shared_interpreter(folder: Path) -> tuple[Path, str]:
+    """(A Python every user can run, the LD_LIBRARY_PATH it needs): this environment's base
+    interpreter where it is open to all, else its installation (interpreter, libpython and
+    standard library, no site-packages) linked into ``folder``. A Python in root's home (as
+    pyenv installs one) is closed to other users, and the system's may be another patch
+    release than the one this environment's packages are tested on."""
+    base = Path(sys._base_executable)
+    if usable_by_all(base):
+        return base, ""
+    prefix, version = Path(sys.base_prefix), f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    link_tree(base.resolve(), folder / "bin" / version)
+    link_tree(prefix / "lib" / version, folder / "lib" / version, skip={"site-packages", "test"})
+    for library in (prefix / "lib").glob(f"lib{version}*.so*"):
+        link_tree(library, folder / "lib" / library.name)
+    # its libpython is found through its RUNPATH, which names the closed installation
+    return folder / "bin" / version, str(folder / "lib")
 
 
-def new_environment(folder: Path) -> tuple[Path, Path]:
-    """A fresh venv at ``folder``, with no pip, on a Python every user can run: (its python,
-    its purelib)."""
-    subprocess.run([base_interpreter(), "-m", "venv", "--without-pip", str(folder)], check=True)
+def new_environment(folder: Path, base: Path, library_path: str) -> tuple[Path, Path]:
+    """A fresh venv at ``folder`` on ``base``, with no pip: (its python, its purelib)."""
+    env = {**os.environ, "LD_LIBRARY_PATH": library_path} if library_path else None
+    subprocess.run([base, "-m", "venv", "--without-pip", str(folder)], check=True, env=env)
     python = folder / "bin" / "python"
+    if library_path:
+        wrap_interpreter(python, base, library_path)
     purelib = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     ).stdout.strip()  # fmt: skip
     for shared in SHARED_FOLDERS:
         if (Path(sys.prefix) / shared).is_dir():
@@ -142,19 +150,32 @@ def new_environment(folder: Path) -> tuple[Path, Path]:
     return python, Path(purelib)
 
 
-def student_environment(folder: Path, kit_wheel: Path) -> Path:
+def wrap_interpreter(python: Path, base: Path, library_path: str) -> None:
+    """Make the venv's ``python`` a script that runs ``base`` with its libpython found, under
+    the venv's own name (so Python still finds the venv): any process this python starts, with
+    whatever environment, loads the right libpython."""
+    python.unlink()
+    python.write_text(f'#!/bin/bash\nLD_LIBRARY_PATH={library_path} exec -a "$0" {base} "$@"\n')
+    python.chmod(0o755)
+    for alias in python.parent.glob("python3*"):
+        alias.unlink()
+        alias.symlink_to("python")
+
+
+def student_environment(folder: Path, kit_wheel: Path, base: Path, library_path: str) -> Path:
     """The students' environment at ``folder``: the kit's wheel over the linked packages."""
-    python, site = new_environment(folder)
+    python, site = new_environment(folder, base, library_path)
     link_distributions(closure(list(STUDENT_DISTRIBUTIONS)), site)
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index"]
-    subprocess.run([*install, "--quiet", "--no-deps", str(kit_wheel)], check=True)
+    env = {**os.environ, "LD_LIBRARY_PATH": library_path} if library_path else None
+    subprocess.run([*install, "--quiet", "--no-deps", str(kit_wheel)], check=True, env=env)
     return python
 
 
-def instructor_environment(folder: Path) -> Path:
+def instructor_environment(folder: Path, base: Path, library_path: str) -> Path:
     """The instructor's environment at ``folder``: every package of this one and a copy of
     ``autograder`` (this one installs it editable, from the repository)."""
-    python, site = new_environment(folder)
+    python, site = new_environment(folder, base, library_path)
     everything = {normalised(d.metadata["Name"]) for d in importlib.metadata.distributions()}
     link_distributions(everything - {COURSE_DISTRIBUTION}, site)
     shutil.copytree(

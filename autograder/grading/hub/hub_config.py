@@ -33,6 +33,7 @@ class UserServer:
     environment: Path  # a venv
     root_dir: Path
     profile: Path | None = None  # a Jupyter config folder read first (students)
+    library_path: str = ""  # LD_LIBRARY_PATH its python needs, if any
 
     def settings(self) -> dict:
         env = {
@@ -40,6 +41,8 @@ class UserServer:
             "JUPYTER_PREFER_ENV_PATH": "1",  # the environment's kernel, not one in the home
             "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         }
+        if self.library_path:
+            env["LD_LIBRARY_PATH"] = self.library_path
         if self.profile is not None:
             env["JUPYTER_CONFIG_PATH"] = str(self.profile)
         python = str(self.environment / "bin" / "python")

@@ -50,10 +50,15 @@ def require_free(port: int) -> None:
 def hub_settings(room: Classroom, port: int, state: Path) -> HubSettings:
     """Who starts what: students the kit environment in their working folder with the
     student profile, the instructor the full environment on the course root."""
-    users = {room.instructor.name: UserServer(room.instructor_python.parents[1], room.course_root)}
+    teacher = UserServer(
+        room.instructor_python.parents[1], room.course_root, library_path=room.library_path
+    )
+    users = {room.instructor.name: teacher}
     for student in room.students:
         work = room.work_folders[student.name]
-        users[student.name] = UserServer(room.student_python.parents[1], work, room.student_profile)
+        users[student.name] = UserServer(
+            room.student_python.parents[1], work, room.student_profile, room.library_path
+        )
     return HubSettings(state, port, free_port(), free_port(), proxy_command(), users)
 
 
