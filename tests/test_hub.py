@@ -1,6 +1,6 @@
 """The semester's loop on a real JupyterHub with real Unix users and nbgrader's exchange.
 
-One class for the module (an instructor and three students with per-run names, the exchange,
+One class for the module (an instructor and two students with per-run names, the exchange,
 the students' kit-only environment, the instructor's course root, JupyterHub with the proxy
 from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as each user, from
 release to feedback, and checks what each student can and cannot reach. Everything is
@@ -33,7 +33,7 @@ def hub():
         print(f"hub tests skipped: {reason}")
         pytest.skip(reason)
     started = time.perf_counter()
-    with classroom(3, [ASSIGNMENT], log=lambda line: None) as room:
+    with classroom(2, [ASSIGNMENT], log=lambda line: None) as room:
         uids = [account.uid for account in room.accounts]
         with running_hub(room, free_port()) as settings:
             print(f"class and hub up in {time.perf_counter() - started:.1f} s")
