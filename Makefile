@@ -11,7 +11,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 # which needs no display; the grading report draws on matplotlib's Agg canvas itself.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: demo test lint release sync-engine kit lab work formgrader lock clean bench gpu-check
+.PHONY: demo test lint release sync-engine kit lab work formgrader hub lock clean bench gpu-check
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ work: $(STAMP)
 # JupyterLab for instructors at the repo root, on nbgrader's formgrader (all nbgrader tools).
 formgrader: $(STAMP)
 	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.default_url=/formgrader $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# The course as a class on a local JupyterHub (127.0.0.1:8000), as root: an instructor and
+# HUB_STUDENTS students with per-run passwords, nbgrader's exchange; Ctrl-C removes it all.
+HUB_STUDENTS ?= 2
+hub: $(STAMP)
+	$(BIN)/autograd-course hub --students $(HUB_STUDENTS) $(HUB_ARGS)
 
 lock: $(STAMP)
 	$(BIN)/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements.lock.new

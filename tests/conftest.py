@@ -24,6 +24,7 @@ SLOWEST_FIRST = (
     "test_leftovers.py",
     "test_autograde.py",
     "test_kit_alone.py",
+    "test_hub.py",
     "test_trusted_grading.py",
     "test_hostile_submissions.py",
     "test_sandbox.py",

@@ -89,6 +89,15 @@ def _student_kit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hub(args: argparse.Namespace) -> int:
+    from autograder.grading.hub.trial import TrialError, run_trial
+
+    try:
+        return run_trial(args.students, args.port, args.password)
+    except TrialError as error:
+        raise UsageError(str(error)) from None
+
+
 def _demo(args: argparse.Namespace) -> int:
     from autograder.grading.assurance.demo import main as demo_main
 
@@ -651,6 +660,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workspace", type=Path, default=Path("build/demo"))
     demo.set_defaults(run=_demo)
+
+    hub = commands.add_parser(
+        "hub",
+        help="the course on a local JupyterHub (127.0.0.1) for a trial, until Ctrl-C",
+        description="As root: make Unix accounts for an instructor and N students (with "
+        "passwords printed for this run), nbgrader's exchange, the students' kit-only "
+        "environment and the instructor's course root, then start JupyterHub on 127.0.0.1 "
+        "with its proxy (configurable-http-proxy, installed from npm into build/hub-node). "
+        "Ctrl-C stops every process and removes the accounts. For a local trial only.",
+    )
+    hub.add_argument("--students", type=_positive, default=2, help="default: 2")
+    hub.add_argument("--port", type=_positive, default=8000, help="default: 8000")
+    hub.add_argument("--password", help="one password for every account (default: a new one each)")
+    hub.set_defaults(run=_hub)
 
     _add_grading_commands(commands)
     return parser

@@ -1,0 +1,86 @@
+"""nbgrader's exchange for the class: the shared folder, each user's course settings and the
+instructor's course root.
+
+The exchange is one folder writable by all, as nbgrader's release creates it (mode 0777,
+plus the sticky bit so nobody removes another's course folder); nbgrader itself makes the
+course's outbound (readable by all), inbound (writable, not listable) and feedback (not
+listable) folders inside. Every user names the course and the exchange in their own
+``~/.jupyter/nbgrader_config.py``; the instructor's course root loads the repository's
+nbgrader settings (the course's preprocessors and feedback pages) with its own folders.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+
+COURSE_ID = "autograd-course"
+COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root
+WORK_FOLDER = "autograd-course"  # in a student's home: where assignments are fetched
+
+
+def make_exchange(folder: Path) -> Path:
+    """The shared exchange folder, writable by all with the sticky bit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o1777)
+    return folder
+
+
+def user_settings(exchange: Path, course_id: str = COURSE_ID) -> str:
+    """A user's nbgrader_config.py: which course they take or teach, and where the exchange is."""
+    return (
+        "# Written by autograd-course hub: the course this user is in and nbgrader's exchange.\n"
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.course_id = {course_id!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n"
+    )
+
+
+def chown_tree(path: Path, uid: int, gid: int) -> None:
+    """Give ``path`` and everything under it to the user (files made as root for them)."""
+    os.chown(path, uid, gid)
+    for folder, subfolders, files in os.walk(path):
+        for name in subfolders + files:
+            os.chown(Path(folder) / name, uid, gid, follow_symlinks=False)
+
+
+def write_user_settings(home: Path, exchange: Path, uid: int, gid: int) -> Path:
+    """``~/.jupyter/nbgrader_config.py`` for one user, owned by them."""
+    config = home / ".jupyter" / "nbgrader_config.py"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(user_settings(exchange))
+    chown_tree(config.parent, uid, gid)
+    return config
+
+
+def student_work_folder(home: Path, uid: int, gid: int) -> Path:
+    """The student's working folder in their home: their server opens there."""
+    work = home / WORK_FOLDER
+    work.mkdir(exist_ok=True)
+    os.chown(work, uid, gid)
+    return work
+
+
+def course_root(home: Path, exchange: Path, assignments: list[str], uid: int, gid: int) -> Path:
+    """The instructor's nbgrader course root in their home: the repository's settings, with
+    source/ (a copy of solutions/), release/ and the exchange; the gradebook comes with
+    ``nbgrader generate_assignment``."""
+    root = home / COURSE_FOLDER
+    root.mkdir(exist_ok=True)
+    settings = NBGRADER_CONFIG.read_text()
+    (root / "nbgrader_config.py").write_text(
+        settings
+        + "\n# The hub's course root (autograd-course hub): nbgrader's folders, the exchange.\n"
+        + 'c.CourseDirectory.source_directory = "source"\n'
+        + 'c.CourseDirectory.release_directory = "release"\n'
+        + f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        + f"c.Exchange.root = {str(exchange)!r}\n"
+    )
+    ignore = shutil.ignore_patterns(".*", "__pycache__")
+    for assignment in assignments:
+        target = root / "source" / assignment
+        if not target.exists():
+            shutil.copytree(SOLUTIONS_DIR / assignment, target, ignore=ignore)
+    chown_tree(root, uid, gid)
+    return root

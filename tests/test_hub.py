@@ -1,0 +1,155 @@
+"""The semester's loop on a real JupyterHub with real Unix users and nbgrader's exchange.
+
+One class for the module (an instructor and two students with per-run names, the exchange,
+the students' kit-only environment, the instructor's course root, JupyterHub with the proxy
+from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as each user, from
+release to feedback, and checks what each student can and cannot reach. Everything is
+removed afterwards, and no process of the class may be left. Skipped, saying why, where the
+test cannot make accounts (not root) or has no node.
+"""
+
+import re
+import time
+
+import pytest
+from hub_helpers import feedback_score, hub_unavailable_reason, probe, run_as, type_in_reference
+
+from autograder.grading.hub.accounts import processes_of
+from autograder.grading.hub.classroom import classroom
+from autograder.grading.hub.exchange import COURSE_ID
+from autograder.grading.hub.launch import free_port, running_hub
+from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENT = "00-recipe"
+
+
+@pytest.fixture(scope="module")
+def hub():
+    """(classroom, hub settings) of one class for the module; nothing left afterwards."""
+    reason = hub_unavailable_reason()
+    if reason:
+        print(f"hub tests skipped: {reason}")
+        pytest.skip(reason)
+    started = time.perf_counter()
+    with classroom(2, [ASSIGNMENT], log=lambda line: None) as room:
+        uids = [account.uid for account in room.accounts]
+        with running_hub(room, free_port()) as settings:
+            print(f"class and hub up in {time.perf_counter() - started:.1f} s")
+            yield room, settings
+    left = {uid: processes_of(uid) for uid in uids if processes_of(uid)}
+    assert not left, f"processes of the class left behind: {left}"
+
+
+def submitted_at(output: str) -> str:
+    """The timestamp nbgrader's submit printed ('Submitted as: COURSE ID TIMESTAMP')."""
+    return re.search(rf"Submitted as: {COURSE_ID} {ASSIGNMENT} (.+)", output)[1].strip()
+
+
+def test_release_fetch_submit_collect_grade_feedback_as_real_users(hub):
+    room, _ = hub
+    teacher, typist, idle = room.instructor, room.students[0], room.students[1]
+    teach_py, kit_py = room.instructor_python, room.student_python
+    root = room.course_root
+    lib = room.library_path
+
+    def instructor(*args: str) -> str:
+        done = run_as(teacher, teach_py, str(teach_py), *args, cwd=root, library=lib)
+        return done.stdout + done.stderr
+
+    def student(account, *args: str) -> str:
+        work = room.work_folders[account.name]
+        done = run_as(account, kit_py, str(kit_py), *args, cwd=work, library=lib)
+        return done.stdout + done.stderr
+
+    instructor("-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
+    instructor("-m", "nbgrader", "release_assignment", ASSIGNMENT)
+    for account in (typist, idle):
+        student(account, "-m", "nbgrader", "fetch_assignment", ASSIGNMENT)
+    fetched = {a.name: notebook_path(room.work_folders[a.name], ASSIGNMENT) for a in (typist, idle)}
+
+    # The typist hands in the blank release first, then the reference: the later one counts.
+    first = submitted_at(student(typist, "-m", "nbgrader", "submit", ASSIGNMENT))
+    time.sleep(1.1)
+    type_in_reference(fetched[typist.name], notebook_path(SOLUTIONS_DIR, ASSIGNMENT), typist)
+    later = submitted_at(student(typist, "-m", "nbgrader", "submit", ASSIGNMENT))
+    student(idle, "-m", "nbgrader", "submit", ASSIGNMENT)
+    assert later > first
+
+    instructor("-m", "nbgrader", "collect", ASSIGNMENT)
+    stamp = root / "submitted" / typist.name / ASSIGNMENT / "timestamp.txt"
+    assert stamp.read_text().strip() == later
+    graded = run_as(
+        teacher, teach_py, str(teach_py.parent / "autograd-course"), "autograde", ASSIGNMENT,
+        "--workers", "2", cwd=root, library=lib,
+    )  # fmt: skip
+    assert "2 graded" in graded.stdout, graded.stdout
+    assert "sandbox: bubblewrap" in graded.stderr + graded.stdout
+    run_as(teacher, teach_py, str(teach_py.parent / "autograd-course"), "feedback", ASSIGNMENT,
+           cwd=root)  # fmt: skip
+    instructor("-m", "nbgrader", "release_feedback", ASSIGNMENT)
+
+    scores = {}
+    for account in (typist, idle):
+        student(account, "-m", "nbgrader", "fetch_feedback", ASSIGNMENT)
+        pages = list((room.work_folders[account.name] / ASSIGNMENT / "feedback").glob("*/*.html"))
+        assert len(pages) == 1, pages  # the counted submission's page only
+        scores[account.name] = feedback_score(pages[0])
+    earned, total = scores[typist.name]
+    assert total > 0 and earned == total, scores
+    assert scores[idle.name] == (0.0, total), scores
+
+    check_what_students_reach(room, typist, idle)
+
+
+def check_what_students_reach(room, typist, idle) -> None:
+    """Each student, as their Unix user: nothing of the other, the instructor or the repo."""
+    inbound = room.exchange / COURSE_ID / "inbound"
+    findings = {}
+    for me, other in ((typist, idle), (idle, typist)):
+        theirs = next(inbound.glob(f"{other.name}+{ASSIGNMENT}+*"))
+        other_work = room.work_folders[other.name]
+        tries = {
+            "list the exchange's inbound": ("list", inbound),
+            "list the exchange's feedback": ("list", room.exchange / COURSE_ID / "feedback"),
+            "write into the other's submitted notebook": ("write", theirs / f"{ASSIGNMENT}.ipynb"),
+            "write into the other's submission timestamp": ("write", theirs / "timestamp.txt"),
+            "read the other's working notebook": ("read", notebook_path(other_work, ASSIGNMENT)),
+            "list the other's fetched feedback": ("list", other_work / ASSIGNMENT / "feedback"),
+            "list the other's submission cache": ("list", other.home / ".local"),
+            "list the instructor's source/": ("list", room.course_root / "source"),
+            "read the instructor's source notebook": (
+                "read", notebook_path(room.course_root / "source", ASSIGNMENT)
+            ),
+            "read the gradebook": ("read", room.course_root / "gradebook.db"),
+            "read the instructor's submitted/ copy": (
+                "list", room.course_root / "submitted" / other.name
+            ),
+            "read the repository's solutions/": (
+                "read", notebook_path(SOLUTIONS_DIR, ASSIGNMENT)
+            ),
+            "list the repository": ("list", REPO_ROOT),
+            "write into the released assignment": (
+                "write", room.exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+            ),
+        }  # fmt: skip
+        found = probe(me, room.student_python, tries, room.library_path)
+        findings[me.name] = found
+        allowed = [label for label, outcome in found.items() if outcome == "allowed"]
+        assert not allowed, f"{me.name} may: {allowed}"
+        # nbgrader's own design, recorded: a submission is world-readable (the instructor,
+        # another user, collects it) and hidden only by its name's random part, which a
+        # student cannot list.
+        mine = {"read": ("read", theirs / "timestamp.txt")}
+        direct = probe(me, room.student_python, mine, room.library_path)
+        print(f"{me.name} reading the other's submission by its exact path: {direct['read']}")
+    # The students' environment has the kit, not the course's engine or grading tools.
+    done = run_as(
+        typist, room.student_python, str(room.student_python), "-I", "-c",
+        "import importlib.util as u; print([bool(u.find_spec(m)) for m in "
+        "('autograder.checks', 'autograder.engine', 'autograder.grading', 'nbgrader')])",
+        cwd=room.work_folders[typist.name], library=room.library_path,
+    )  # fmt: skip
+    assert done.stdout.strip() == "[True, False, False, True]", done.stdout
+    print({name: sorted(set(found.values())) for name, found in findings.items()})
