@@ -9,9 +9,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.engine_sync import strip_solution_markers
-from autograder.grading.hub.accounts import Account, require_root
-from autograder.grading.hub.proxy import node_missing
+from autograder.grading.authoring.engine_sync import strip_solution_markers
+from autograder.grading.authoring.hub.accounts import Account, require_root
+from autograder.grading.authoring.hub.proxy import node_missing
 
 
 def hub_unavailable_reason() -> str | None:

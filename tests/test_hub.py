@@ -14,11 +14,11 @@ import time
 import pytest
 from hub_helpers import feedback_score, hub_unavailable_reason, probe, run_as, type_in_reference
 
-from autograder.grading.hub.accounts import processes_of
-from autograder.grading.hub.classroom import classroom
-from autograder.grading.hub.exchange import COURSE_ID
-from autograder.grading.hub.launch import free_port, running_hub
-from autograder.grading.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.authoring.hub.accounts import processes_of
+from autograder.grading.authoring.hub.classroom import classroom
+from autograder.grading.authoring.hub.exchange import COURSE_ID
+from autograder.grading.authoring.hub.launch import free_port, running_hub
+from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 
 pytestmark = pytest.mark.slow
 

@@ -90,7 +90,7 @@ def _student_kit(args: argparse.Namespace) -> int:
 
 
 def _hub(args: argparse.Namespace) -> int:
-    from autograder.grading.hub.trial import TrialError, run_trial
+    from autograder.grading.authoring.hub.trial import TrialError, run_trial
 
     try:
         return run_trial(args.students, args.port, args.password)

@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from autograder.grading.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
 COURSE_ID = "autograd-course"
 COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grading.hub.accounts import (
+from autograder.grading.authoring.hub.accounts import (
     Account,
     create_account,
     new_password,
@@ -22,20 +22,20 @@ from autograder.grading.hub.accounts import (
     require_root,
     run_suffix,
 )
-from autograder.grading.hub.environments import (
+from autograder.grading.authoring.hub.environments import (
     instructor_environment,
     shared_interpreter,
     student_environment,
 )
-from autograder.grading.hub.exchange import (
+from autograder.grading.authoring.hub.exchange import (
     course_root,
     make_exchange,
     student_work_folder,
     write_user_settings,
 )
-from autograder.grading.hub.hub_config import write_student_profile
-from autograder.grading.kit_wheel import build_wheel
-from autograder.grading.repo_paths import REPO_ROOT
+from autograder.grading.authoring.hub.hub_config import write_student_profile
+from autograder.grading.authoring.kit_wheel import build_wheel
+from autograder.grading.course.repo_paths import REPO_ROOT
 
 INSTRUCTOR_ENVIRONMENT = ".autograd-course-env"  # in the instructor's (private) home
 

@@ -13,13 +13,13 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder.grading.hub.classroom import Classroom
-from autograder.grading.hub.hub_config import (
+from autograder.grading.authoring.hub.classroom import Classroom
+from autograder.grading.authoring.hub.hub_config import (
     HubSettings,
     UserServer,
     write_hub_config,
 )
-from autograder.grading.hub.proxy import proxy_command
+from autograder.grading.authoring.hub.proxy import proxy_command
 
 
 class HubError(RuntimeError):

@@ -88,7 +88,7 @@ def write_hub_config(settings: HubSettings) -> Path:
     config = settings.state / "jupyterhub_config.py"
     config.write_text(
         f"""# Written by autograd-course hub for a local trial: 127.0.0.1 only.
-from autograder.grading.hub.hub_config import start_each_user_from
+from autograder.grading.authoring.hub.hub_config import start_each_user_from
 
 c = get_config()  # noqa: F821
 c.JupyterHub.ip = "127.0.0.1"

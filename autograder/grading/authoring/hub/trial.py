@@ -3,11 +3,11 @@
 import signal
 import time
 
-from autograder.grading.hub.accounts import AccountError
-from autograder.grading.hub.classroom import classroom
-from autograder.grading.hub.launch import HubError, require_free, running_hub
-from autograder.grading.hub.proxy import ProxyError, node_missing
-from autograder.grading.repo_paths import assignments
+from autograder.grading.authoring.hub.accounts import AccountError
+from autograder.grading.authoring.hub.classroom import classroom
+from autograder.grading.authoring.hub.launch import HubError, require_free, running_hub
+from autograder.grading.authoring.hub.proxy import ProxyError, node_missing
+from autograder.grading.course.repo_paths import assignments
 
 LOCAL_TRIAL_NOTE = (
     "This hub is for a local trial only: it listens on 127.0.0.1, its accounts and passwords "

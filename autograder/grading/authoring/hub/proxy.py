@@ -5,7 +5,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from autograder.grading.repo_paths import REPO_ROOT
+from autograder.grading.course.repo_paths import REPO_ROOT
 
 PROXY_PACKAGE = "configurable-http-proxy"
 PROXY_VERSION = "5.3.0"
