@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-from autograder.checks import student_side
 from autograder.grading.pipeline.autograde.sandbox import BASE_OPTIONS, unavailable_reason
 from autograder.grading.pipeline.verdicts import lending, trusted
 from autograder.grading.pipeline.verdicts.proxy import SESSION, evaluate
@@ -126,11 +125,7 @@ class Student:
         trusted.end()
         self.process.kill()
         self.process.wait()
-        for sock in trusted._listener:
-            sock.close()
-        trusted._listener.clear()
-        student_side._evaluators.clear()
-        student_side._lenders.clear()
+        trusted.stop_listening()
 
 
 @pytest.fixture
@@ -160,7 +155,7 @@ def test_lent_parts_reach_only_the_copy_and_die_with_it(student):
     (Box,) = kernel.begin("Box")
     kept = Box(3)
     with lending.lending_copy(["Box.double"]):
-        copy = lending._copy[0]
+        copy = SESSION.copy
         assert copy.pid != SESSION.kernel_pid
         assert state(SESSION.kernel_pid) == "T"  # the kernel is stopped meanwhile
         evaluate("setattr(Box, 'stash', 'reference source')", {"Box": Box})
@@ -183,13 +178,13 @@ def test_a_copy_serves_until_the_cell_ends_and_a_checked_part_gets_a_fresh_one(s
     kernel = student()
     (Box,) = kernel.begin("Box")
     with lending.lending_copy(["Box.double"], ["Box.value"]):
-        first = lending._copy[0]
+        first = SESSION.copy
         made = Box(2)
     assert made.double() == 4  # after the block, the copy still serves the cell
     with lending.lending_copy(["Box.value"], ["Box.other"]):
-        assert lending._copy[0] is first
+        assert SESSION.copy is first
     with lending.lending_copy(["Box.other"], ["Box.double"]):  # lent to the first copy
-        assert lending._copy[0] is not first
+        assert SESSION.copy is not first
         assert state(first.pid) == "gone"
         with pytest.raises(ReferenceError):
             made.double()
@@ -221,7 +216,7 @@ def test_a_copy_that_keeps_a_pipe_is_refused(student):
         with lending.lending_copy(["Box.double"]):
             pass
     assert writer is None  # (the cheat's pipe is the student's, not this side's)
-    assert not lending._copy
+    assert SESSION.copy is None
     # the kernel goes on serving; the refused copy was killed
     assert state(SESSION.kernel_pid) in "RS"
     (Box,) = kernel.begin("Box")
@@ -240,7 +235,7 @@ def test_an_honest_copy_holds_only_its_connection_and_dev_null(student):
     kernel = student()
     kernel.begin("Box")
     with lending.lending_copy(["Box.double"]):
-        pid = lending._copy[0].pid
+        pid = SESSION.copy.pid
         folder = f"/proc/{pid}/fd"
         targets = sorted(os.readlink(f"{folder}/{fd}") for fd in os.listdir(folder))
         limits = open(f"/proc/{pid}/limits").read()
@@ -295,7 +290,7 @@ def test_a_copy_that_is_not_what_it_seems_is_refused(student, cheat, reason):
     with pytest.raises(lending.LendingRefused, match=reason):
         with lending.lending_copy(["Box.double"]):
             pass
-    assert not lending._copy and state(SESSION.kernel_pid) in "RSZ"
+    assert SESSION.copy is None and state(SESSION.kernel_pid) in "RSZ"
 
 
 # A cheating student side: what the copy is lent, it writes out as the target of a symbolic
@@ -322,7 +317,7 @@ def test_an_honest_sandboxed_copy_leaves_nothing_and_the_kernel_goes_on(student)
     kernel = student(sandboxed=True)
     (Box,) = kernel.begin("Box")
     with lending.lending_copy(["Box.double"]):
-        assert lending._copy[0].files  # the sandbox's writable folders, snapshotted
+        assert SESSION.copy.files  # the sandbox's writable folders, snapshotted
         assert Box(4).double() == 8
     trusted.end()
     (Box,) = kernel.begin("Box")
@@ -385,7 +380,7 @@ def test_the_copy_cannot_reach_into_the_stopped_kernel(student):
     kernel = student(REACH_MEMORY)
     (reach,) = kernel.begin("reach")
     with lending.lending_copy(["reach"]):
-        copy = lending._copy[0]
+        copy = SESSION.copy
         assert syscall_filter.filter_active(copy.pid)  # seen from outside
         assert reach() == {"ptrace": "EPERM", "process_vm_writev": "EPERM", "pidfd_getfd": "EPERM"}
     trusted.end()
@@ -440,7 +435,7 @@ def test_a_process_started_by_the_copy_is_killed_and_ends_the_kernel(student, sa
     with lending.lending_copy(["start"]):
         start(sandboxed)
         time.sleep(0.2)
-        started = lending.processes_beside(kernel_pid, {lending._copy[0].pid})
+        started = lending.processes_beside(kernel_pid, {SESSION.copy.pid})
     assert started  # (sandboxed, the grandchild and its ended parent, not yet reaped)
     with pytest.raises(lending.LendingRefused, match=r"started processes of its own \(\d+ \("):
         trusted.end()

@@ -40,6 +40,12 @@ def register_lender(lender: Lender) -> None:
     _lenders[:] = [lender]
 
 
+def unregister_trusted_side() -> None:
+    """Forget the registered evaluator and lender: this kernel is no trusted kernel again."""
+    _evaluators.clear()
+    _lenders.clear()
+
+
 @contextmanager
 def lending(parts: Iterable[str], checked: Iterable[str] = ()) -> Iterator[None]:
     """Around a lending of the reference's ``parts`` (``checked``: the parts under test,

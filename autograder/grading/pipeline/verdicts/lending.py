@@ -357,15 +357,6 @@ class CopyChannel(Channel):
             raise error
 
 
-_copy: list[Copy] = []  # at most one: the copy serving the current test cell
-_listener: list[socket.socket] = []
-
-
-def use_listener(sock: socket.socket) -> None:
-    """The trusted side's listening socket, where copies connect."""
-    _listener[:] = [sock]
-
-
 def _open_pidfd(pid: int) -> int | None:
     with suppress(OSError):
         return os.pidfd_open(pid)
@@ -379,7 +370,9 @@ def start_copy() -> Copy:
         raise ChannelBroken("no student kernel is connected (the test has no verdict)")
     known = SESSION.references()
     parent.send_call({"op": "fork"})
-    listener = _listener[0]
+    listener = SESSION.listener
+    if listener is None:
+        raise ChannelBroken("the trusted side is not listening (no copy can connect)")
     listener.settimeout(COPY_WAIT)
     try:
         sock, _ = listener.accept()
@@ -393,7 +386,7 @@ def start_copy() -> Copy:
     pid = peer_pid(sock)
     kernel_pidfd = _open_pidfd(SESSION.kernel_pid) if SESSION.kernel_pid else None
     copy = Copy(pid, None, sock, parent, kernel_pidfd, known)
-    _copy[:] = [copy]
+    SESSION.copy = copy
     try:
         pidfd = _open_pidfd(pid) if pid != SESSION.kernel_pid else None
         # Only a verified copy is ever signalled: a child of the kernel, alive when its
@@ -447,9 +440,9 @@ def end_copy() -> str:
     """Kill the current copy (if any), let the kernel go on and forget what the copy made;
     how the copy ended, in words ("" when there was none). A copy that left anything in the
     folders the kernel may write ends the kernel too (LendingRefused says what it left)."""
-    if not _copy:
+    copy, SESSION.copy = SESSION.copy, None
+    if copy is None:
         return ""
-    copy = _copy.pop()
     how = left = ""
     try:
         # Stopped first, so that it starts nothing more while its processes are found.
@@ -551,8 +544,8 @@ def lending_copy(lent: Iterable[str], checked: Iterable[str] = ()) -> Iterator[N
     cell's first lending; a fresh one when a part checked here was lent to the current
     copy), which serves until the test cell ends."""
     checked = set(checked)
-    if _copy and _copy[0].lent & checked:
+    if SESSION.copy is not None and SESSION.copy.lent & checked:
         end_copy()
-    copy = _copy[0] if _copy else start_copy()
+    copy = SESSION.copy if SESSION.copy is not None else start_copy()
     copy.lent |= set(lent)
     yield

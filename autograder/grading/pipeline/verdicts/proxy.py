@@ -12,6 +12,7 @@ callbacks the student may only call; torch objects never."""
 
 import functools
 import operator
+import socket
 import sys
 import types
 from collections.abc import Callable
@@ -36,10 +37,17 @@ _CALLABLES = (
 
 
 class Session:
-    """The open connection to the student's kernel, and the callbacks it may call."""
+    """The verdict layer's state, in one place: where the student's kernel connects, the open
+    connection, the callbacks it may call, the copy serving the current cell and the names
+    bound in the test namespace."""
 
     def __init__(self) -> None:
+        self.listener: socket.socket | None = None  # where the kernel and its copies connect
         self.channel: Channel | None = None
+        # The copy of the kernel serving the current test cell (lending.Copy), at most one.
+        self.copy: Any = None
+        # name -> the proxy or value bound from the student's kernel (rebound each cell)
+        self.injected: dict[str, Any] = {}
         self.callbacks: dict[int, Callable] = {}
         self.callback_ids: dict[int, int] = {}
         # One proxy per student object for the kernel's life (the student side keeps the

@@ -6,10 +6,13 @@ parts to one: ``lending``; tell the student's side to stop)."""
 
 import os
 import socket
-from typing import Any
 
 from autograder.checks.exact import register_fetcher
-from autograder.checks.student_side import register_evaluator, register_lender
+from autograder.checks.student_side import (
+    register_evaluator,
+    register_lender,
+    unregister_trusted_side,
+)
 from autograder.grading.pipeline.verdicts import lending
 from autograder.grading.pipeline.verdicts.proxy import (
     SESSION,
@@ -27,11 +30,6 @@ class NoVerdict(RuntimeError):
     """The student's kernel never connected: the test cannot be decided, so it fails."""
 
 
-_listener: list[socket.socket] = []
-# name -> the proxy or value bound from the student's kernel (rebound for each test cell)
-INJECTED: dict[str, Any] = {}
-
-
 def listen(path: str) -> None:
     """Listen at ``path`` for the student kernel's connections (one per test cell)."""
     register_fetcher(Remote, fetch)
@@ -41,19 +39,34 @@ def listen(path: str) -> None:
     sock.bind(path)
     os.chmod(path, 0o600)
     sock.listen(4)
-    _listener.append(sock)
-    lending.use_listener(sock)
+    SESSION.listener = sock
+
+
+def stop_listening() -> None:
+    """End the session for good: the copy and the connection (``end``), the listening
+    socket, and the registrations that made this kernel a trusted one."""
+    try:
+        end()
+    finally:
+        listener, SESSION.listener = SESSION.listener, None
+        if listener is not None:
+            listener.close()
+        unregister_trusted_side()
 
 
 def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0) -> None:
     """Accept the student's side and bind ``names`` in ``namespace`` to its objects."""
     end()
-    for name, value in list(INJECTED.items()):
+    injected = SESSION.injected
+    for name, value in list(injected.items()):
         if namespace.get(name) is not value:
-            del INJECTED[name]  # the tests rebound it: theirs now
-    _listener[0].settimeout(wait)
+            del injected[name]  # the tests rebound it: theirs now
+    listener = SESSION.listener
+    if listener is None:
+        raise NoVerdict("the trusted side is not listening: listen() was never called")
+    listener.settimeout(wait)
     try:
-        sock, _ = _listener[0].accept()
+        sock, _ = listener.accept()
     except TimeoutError:
         raise NoVerdict(
             f"the student's kernel did not connect within {wait:g} s, so this test has no "
@@ -63,15 +76,15 @@ def begin(namespace: dict, names: list[str], timeout: float, wait: float = 60.0)
     SESSION.kernel_pid = lending.peer_pid(sock)
     SESSION.channel = Channel(sock, handle_callback, timeout)
     for name in names:
-        if name in namespace and name not in INJECTED:
+        if name in namespace and name not in injected:
             continue  # defined by the trusted preamble or an earlier test cell
         try:
             value = global_value(name)
         except NameError:
-            if name in INJECTED:
-                del namespace[name], INJECTED[name]
+            if name in injected:
+                del namespace[name], injected[name]
             continue
-        namespace[name] = INJECTED[name] = value
+        namespace[name] = injected[name] = value
 
 
 def end() -> None:
