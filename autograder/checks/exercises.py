@@ -4,7 +4,7 @@ check it.
 
 The checks read it (``given.Exercises``: one exercise checked with the reference for the
 others), and so do the independence test, the demo cohort's planted bugs and the mutation
-tool's hand-written mistakes; ``tests/test_exercises.py`` holds it to the solution notebooks
+tool's hand-written mistakes; ``tests/checks/test_exercises.py`` holds it to the solution notebooks
 (docs/development.md, "Adding an exercise"). No answer is here: names only.
 """
 

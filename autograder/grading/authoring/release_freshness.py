@@ -1,12 +1,12 @@
 """Is a committed release still what the solutions give, judged by content (not by mtimes,
 which a git clone resets)?
 
-``tests/test_release.py`` proves the committed release is byte for byte what nbgrader's
-``generate_assignment`` makes now, but that takes a workspace and minutes. Handing a kit out
-needs a quick answer: cell for cell, the release must show what the solution notebook holds,
-except where nbgrader changes it (a solution region becomes the edition's answer stub, a
-hidden-test block disappears). Any other difference means solutions/ changed after the
-release was made: `autograd-course release` is owed.
+``tests/grading/authoring/test_release.py`` proves the committed release is byte for byte
+what nbgrader's ``generate_assignment`` makes now, but that takes a workspace and minutes.
+Handing a kit out needs a quick answer: cell for cell, the release must show what the
+solution notebook holds, except where nbgrader changes it (a solution region becomes the
+edition's answer stub, a hidden-test block disappears). Any other difference means
+solutions/ changed after the release was made: `autograd-course release` is owed.
 """
 
 import json

@@ -7,7 +7,6 @@ import socket
 import struct
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import torch
 
 from autograder.checks import check_array, check_flags, check_raises_like
 from autograder.checks.exact import _fetchers, register_fetcher
+from autograder.grading.course.repo_paths import REPO_ROOT
 from autograder.grading.pipeline.verdicts.cells import free_names
 from autograder.grading.pipeline.verdicts.proxy import (
     SESSION,
@@ -30,7 +30,7 @@ from autograder.kernel.channel import Channel
 from autograder.kernel.serve import ObjectTable, Server
 from autograder.kernel.values import Codec
 
-PACKAGE = Path(__file__).resolve().parents[1] / "autograder"
+PACKAGE = REPO_ROOT / "autograder"
 # Both sides of the channel: the trusted side, and the kernel wing's channel modules.
 CHANNEL_FILES = (
     *sorted((PACKAGE / "grading" / "pipeline" / "verdicts").glob("*.py")),

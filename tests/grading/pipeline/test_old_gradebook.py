@@ -8,7 +8,6 @@ database at autograde, so those old paths run again in today's kernels.
 """
 
 import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -18,6 +17,7 @@ from autograder.grading.course.nbgrader_workspace import course_config, run_nbgr
 from autograder.grading.course.repo_paths import (
     COURSE_DIR,
     NBGRADER_CONFIG,
+    REPO_ROOT,
     SOLUTIONS_DIR,
     notebook_path,
 )
@@ -26,7 +26,7 @@ from autograder.grading.course.scores import cell_scores
 pytestmark = pytest.mark.slow
 
 ASSIGNMENT = "00-recipe"
-OLD_GRADEBOOK = Path(__file__).parent / "fixtures" / "gradebook-before-layout" / "gradebook.db"
+OLD_GRADEBOOK = REPO_ROOT / "tests" / "fixtures" / "gradebook-before-layout" / "gradebook.db"
 # The config of a course set up before the move: the feedback preprocessor's old path.
 OLD_FEEDBACK_IMPORT = "from autograder.feedback import HideHiddenTestTracebacks\n\n"
 OLD_FEEDBACK_SETTING = """\

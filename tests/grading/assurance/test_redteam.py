@@ -55,7 +55,7 @@ def test_honest_students_are_graded_as_alone(red_team):
 def test_cheats_that_earn_points_are_the_flagged_ones(red_team):
     # With trusted verdicts and the sandbox no cheat may earn points unflagged; one that
     # earns any is flagged and loses them with zeroing. (That the cheats work where the
-    # tests share the student's kernel is shown by tests/test_trusted_grading.py.)
+    # tests share the student's kernel is shown by tests/grading/pipeline/test_trusted_grading.py.)
     earning = [row for row in red_team.cheats if row.score.score > row.honest_points]
     assert all(row.flagged_rules and row.zeroed.score <= row.honest_points for row in earning)
     # The run is tested by cheats that act: the runtime record saw what many of them tried.

@@ -1,7 +1,5 @@
 """Does every engine cell of the solution notebooks show exactly its reference-engine chunk?"""
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
@@ -12,7 +10,12 @@ from autograder.grading.authoring.engine_sync import (
     strip_solution_markers,
     sync_notebook,
 )
-from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.repo_paths import (
+    REPO_ROOT,
+    SOLUTIONS_DIR,
+    assignments,
+    notebook_path,
+)
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -26,7 +29,7 @@ def test_every_engine_chunk_is_shown_in_some_notebook():
     for assignment in assignments():
         notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
         shown |= {c.metadata["engine"]["chunk"] for c in notebook.cells if "engine" in c.metadata}
-    engine_dir = Path(__file__).parents[1] / "autograder" / "engine"
+    engine_dir = REPO_ROOT / "autograder" / "engine"
     defined = {
         f"{module.name}:{name}"
         for module in engine_dir.glob("*.py")

@@ -2,10 +2,11 @@
 even one hidden behind ``TYPE_CHECKING``), and its page template ships with the package."""
 
 import ast
-from pathlib import Path
+
+from autograder.grading.course.repo_paths import REPO_ROOT
 
 PACKAGE = "autograder.grading.pipeline.report"
-FOLDER = Path(__file__).parents[1] / "autograder" / "grading" / "pipeline" / "report"
+FOLDER = REPO_ROOT / "autograder" / "grading" / "pipeline" / "report"
 
 
 def report_imports() -> dict[str, set[str]]:
@@ -57,6 +58,6 @@ def test_the_cycle_finder_finds_a_planted_circle():
 
 
 def test_the_page_template_is_package_data():
-    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
     assert (FOLDER / "templates" / "report.html").is_file()
     assert f'"{PACKAGE}" = ["templates/*.html"]' in pyproject
