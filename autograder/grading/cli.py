@@ -388,6 +388,21 @@ def _add_root(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_grading_commands(commands) -> None:
+    """The commands of grading a cohort and of proving the grader, one function each."""
+    for add in (
+        _add_autograde_command,
+        _add_feedback_command,
+        _add_export_command,
+        _add_report_command,
+        _add_similarity_command,
+        _add_redteam_command,
+        _add_mutate_command,
+    ):
+        add(commands)
+
+
+def _add_autograde_command(commands) -> None:
+    """The autograde command: grading a cohort, its limits, sandbox and verdicts."""
     grade = commands.add_parser(
         "autograde",
         help="grade every submission with nbgrader autograde, in parallel, with limits",
@@ -467,6 +482,9 @@ def _add_grading_commands(commands) -> None:
     )
     grade.set_defaults(run=_autograde)
 
+
+def _add_feedback_command(commands) -> None:
+    """The feedback command."""
     feedback = commands.add_parser(
         "feedback", help="generate feedback HTML with nbgrader generate_feedback"
     )
@@ -479,6 +497,9 @@ def _add_grading_commands(commands) -> None:
     )
     feedback.set_defaults(run=_feedback)
 
+
+def _add_export_command(commands) -> None:
+    """The export command."""
     export = commands.add_parser(
         "export",
         help="export the gradebook with nbgrader export, as CSV safe to open in a spreadsheet",
@@ -487,20 +508,27 @@ def _add_grading_commands(commands) -> None:
     export.add_argument("--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv")
     export.set_defaults(run=_export)
 
+
+def _add_report_command(commands) -> None:
+    """The report command."""
     report = commands.add_parser("report", help="write the grading report of assignments")
     report.add_argument("assignment", nargs="+", help="assignment ids")
     _add_root(report)
     report.add_argument("--out", type=Path, metavar="DIR", help="default: ROOT/report")
     report.set_defaults(run=_report)
 
-    _add_similarity_command(commands)
 
+def _add_redteam_command(commands) -> None:
+    """The redteam command."""
     redteam = commands.add_parser(
         "redteam", help="grade cheating and honest submissions together; print what each got"
     )
     redteam.add_argument("--workspace", type=Path, default=Path("build/redteam"))
     redteam.set_defaults(run=_redteam)
 
+
+def _add_mutate_command(commands) -> None:
+    """The mutate command: mutation testing of the graders."""
     mutate = commands.add_parser(
         "mutate",
         help="mutation testing of the graders: grade mutants of every exercise's solution",
