@@ -18,6 +18,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+import autograder
+
 # What a student's server imports: the kernel's libraries, JupyterLab with nbgrader's
 # student side, and the single-user server that JupyterHub starts.
 STUDENT_DISTRIBUTIONS = (
@@ -25,7 +27,7 @@ STUDENT_DISTRIBUTIONS = (
     "jupyterhub",
 )  # fmt: skip
 COURSE_DISTRIBUTION = "autograd-course"
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the autograder package
+PACKAGE_ROOT = Path(autograder.__file__).resolve().parent  # wherever this module moves
 # Jupyter's data and config of this environment (lab extensions, server extensions' switches).
 SHARED_FOLDERS = ("share/jupyter", "etc/jupyter")
 
