@@ -9,14 +9,24 @@ test cannot make accounts (not root) or has no node.
 """
 
 import re
+import shutil
 import time
 
+import nbformat
 import pytest
-from hub_helpers import feedback_score, hub_unavailable_reason, probe, run_as, type_in_reference
+from hub_helpers import (
+    entries,
+    feedback_score,
+    hub_unavailable_reason,
+    outsider,
+    probe,
+    run_as,
+    type_in_reference,
+)
 
 from autograder.grading.authoring.hub.accounts import processes_of
 from autograder.grading.authoring.hub.classroom import classroom
-from autograder.grading.authoring.hub.exchange import COURSE_ID
+from autograder.grading.authoring.hub.exchange import COURSE_ID, chown_tree, write_user_settings
 from autograder.grading.authoring.hub.launch import free_port, running_hub
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 
@@ -33,7 +43,8 @@ def hub():
         print(f"hub tests skipped: {reason}")
         pytest.skip(reason)
     started = time.perf_counter()
-    with classroom(2, [ASSIGNMENT], log=lambda line: None) as room:
+    # two students for the semester's loop, a third for the browser
+    with classroom(3, [ASSIGNMENT], log=lambda line: None) as room:
         uids = [account.uid for account in room.accounts]
         with running_hub(room, free_port()) as settings:
             print(f"class and hub up in {time.perf_counter() - started:.1f} s")
@@ -42,13 +53,39 @@ def hub():
     assert not left, f"processes of the class left behind: {left}"
 
 
+def as_instructor(room, *args: str, check: bool = True):
+    """Run the instructor's python with ``args`` in the course root, as the instructor."""
+    python = room.instructor_python
+    return run_as(
+        room.instructor, python, str(python), *args, cwd=room.course_root,
+        library=room.library_path, check=check,
+    )  # fmt: skip
+
+
+def as_student(room, account, *args: str, check: bool = True):
+    """Run the students' python with ``args`` in the student's working folder, as them."""
+    python = room.student_python
+    work = room.work_folders[account.name]
+    return run_as(account, python, str(python), *args, cwd=work, library=room.library_path,
+                  check=check)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def released(hub):
+    """The class with 00-recipe generated and released by the instructor."""
+    room, _ = hub
+    as_instructor(room, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
+    as_instructor(room, "-m", "nbgrader", "release_assignment", ASSIGNMENT)
+    return room
+
+
 def submitted_at(output: str) -> str:
     """The timestamp nbgrader's submit printed ('Submitted as: COURSE ID TIMESTAMP')."""
     return re.search(rf"Submitted as: {COURSE_ID} {ASSIGNMENT} (.+)", output)[1].strip()
 
 
-def test_release_fetch_submit_collect_grade_feedback_as_real_users(hub):
-    room, _ = hub
+def test_release_fetch_submit_collect_grade_feedback_as_real_users(released):
+    room = released
     teacher, typist, idle = room.instructor, room.students[0], room.students[1]
     teach_py, kit_py = room.instructor_python, room.student_python
     root = room.course_root
@@ -63,8 +100,6 @@ def test_release_fetch_submit_collect_grade_feedback_as_real_users(hub):
         done = run_as(account, kit_py, str(kit_py), *args, cwd=work, library=lib)
         return done.stdout + done.stderr
 
-    instructor("-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
-    instructor("-m", "nbgrader", "release_assignment", ASSIGNMENT)
     for account in (typist, idle):
         student(account, "-m", "nbgrader", "fetch_assignment", ASSIGNMENT)
     fetched = {a.name: notebook_path(room.work_folders[a.name], ASSIGNMENT) for a in (typist, idle)}
@@ -153,3 +188,54 @@ def check_what_students_reach(room, typist, idle) -> None:
     )  # fmt: skip
     assert done.stdout.strip() == "[True, False, False, True]", done.stdout
     print({name: sorted(set(found.values())) for name, found in findings.items()})
+
+
+NEVER_RELEASED = "99-never-released"
+
+
+def test_a_submission_of_an_assignment_never_released_is_refused(released):
+    room = released
+    student = room.students[1]
+    folder = room.work_folders[student.name] / NEVER_RELEASED
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), folder / f"{NEVER_RELEASED}.ipynb")
+    chown_tree(folder, student.uid, student.gid)
+    inbound = room.exchange / COURSE_ID / "inbound"
+    before = entries(inbound)
+    cache = student.home / ".local" / "share" / "jupyter" / "nbgrader_cache"
+    try:
+        done = as_student(room, student, "-m", "nbgrader", "submit", NEVER_RELEASED, check=False)
+    finally:
+        shutil.rmtree(folder)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    outbound = room.exchange / COURSE_ID / "outbound" / NEVER_RELEASED
+    assert f"Assignment not found: {outbound}" in said, said
+    assert entries(inbound) == before
+    assert not list(cache.rglob(f"*{NEVER_RELEASED}*"))
+
+
+def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):
+    room = released
+    with outsider(room.group) as stranger:
+        # they know the course and where its exchange is: the settings a student has
+        write_user_settings(stranger.home, room.exchange, stranger.uid, stranger.gid)
+        before = entries(stranger.home)
+        done = run_as(
+            stranger, room.student_python, str(room.student_python), "-m", "nbgrader",
+            "fetch_assignment", ASSIGNMENT, cwd=stranger.home, library=room.library_path,
+            check=False,
+        )  # fmt: skip
+        said = done.stdout + done.stderr
+        assert done.returncode != 0, said
+        assert f"Unwritable directory, please contact your instructor: {room.exchange}" in said
+        assert entries(stranger.home) == before, "the refused fetch wrote into their home"
+        outbound = room.exchange / COURSE_ID / "outbound"
+        released_notebook = notebook_path(outbound / ASSIGNMENT, ASSIGNMENT)
+        tries = {
+            "list the released assignments": ("list", outbound),
+            "read the released notebook": ("read", released_notebook),
+            "write into the inbound": ("write", room.exchange / COURSE_ID / "inbound" / "x"),
+        }  # fmt: skip
+        found = probe(stranger, room.student_python, tries, room.library_path)
+        assert set(found.values()) == {"PermissionError"}, found

@@ -2,7 +2,8 @@
 instructor's course root.
 
 The exchange is one folder writable by all, as nbgrader's release creates it (mode 0777,
-plus the sticky bit so nobody removes another's course folder); nbgrader itself makes the
+plus the sticky bit so nobody removes another's course folder), inside a folder that only
+the class's Unix group may enter; nbgrader itself makes the
 course's outbound (readable by all), inbound (writable, not listable) and feedback (not
 listable) folders inside. Every user names the course and the exchange in their own
 ``~/.jupyter/nbgrader_config.py``; the instructor's course root loads the repository's
@@ -20,9 +21,15 @@ COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root
 WORK_FOLDER = "autograd-course"  # in a student's home: where assignments are fetched
 
 
-def make_exchange(folder: Path) -> Path:
-    """The shared exchange folder, writable by all with the sticky bit."""
-    folder.mkdir(parents=True, exist_ok=True)
+def make_exchange(gate: Path, class_gid: int) -> Path:
+    """The exchange folder, writable by all with the sticky bit as nbgrader wants it, inside
+    ``gate``: a folder that only the class's group may enter, so that a user of the machine
+    outside the course can neither fetch nor submit (nbgrader's own exchange lets anyone)."""
+    gate.mkdir(parents=True, exist_ok=True)
+    os.chown(gate, 0, class_gid)
+    gate.chmod(0o750)
+    folder = gate / "exchange"
+    folder.mkdir(exist_ok=True)
     folder.chmod(0o1777)
     return folder
 
