@@ -137,10 +137,11 @@ def _build(
     )
     log("environments: students' (kit only) and instructor's made")
 
-    for account in accounts:
-        write_user_settings(account.home, exchange, account.uid, account.gid)
     root = course_root(instructor.home, exchange, assignments, instructor.uid, instructor.gid)
     work = {s.name: student_work_folder(s.home, s.uid, s.gid) for s in pupils}
+    for student in pupils:
+        write_user_settings(student.home, exchange, student.uid, student.gid, work[student.name])
+    write_user_settings(instructor.home, exchange, instructor.uid, instructor.gid, course_root=root)
     return Classroom(
         folder, group, instructor, pupils, exchange, root, student_python, instructor_python,
         profile, library_path, work,

@@ -34,13 +34,25 @@ def make_exchange(gate: Path, class_gid: int) -> Path:
     return folder
 
 
-def user_settings(exchange: Path, course_id: str = COURSE_ID) -> str:
-    """A user's nbgrader_config.py: which course they take or teach, and where the exchange is."""
+def user_settings(
+    exchange: Path,
+    course_id: str = COURSE_ID,
+    assignment_dir: Path | None = None,
+    course_root: Path | None = None,
+) -> str:
+    """A user's nbgrader_config.py: which course they take or teach, where the exchange is
+    and, for a student, the folder their assignments are fetched into and submitted from, for
+    the instructor, the course root the formgrader shows (nbgrader's default for both, ".",
+    is the folder the server process runs in: the home, not the server's root folder)."""
+    work = f"c.Exchange.assignment_dir = {str(assignment_dir)!r}\n" if assignment_dir else ""
+    if course_root:
+        work += f"c.CourseDirectory.root = {str(course_root)!r}\n"
     return (
         "# Written by autograd-course hub: the course this user is in and nbgrader's exchange.\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n"
+        f"{work}"
     )
 
 
@@ -52,11 +64,18 @@ def chown_tree(path: Path, uid: int, gid: int) -> None:
             os.chown(Path(folder) / name, uid, gid, follow_symlinks=False)
 
 
-def write_user_settings(home: Path, exchange: Path, uid: int, gid: int) -> Path:
+def write_user_settings(
+    home: Path,
+    exchange: Path,
+    uid: int,
+    gid: int,
+    assignment_dir: Path | None = None,
+    course_root: Path | None = None,
+) -> Path:
     """``~/.jupyter/nbgrader_config.py`` for one user, owned by them."""
     config = home / ".jupyter" / "nbgrader_config.py"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(user_settings(exchange))
+    config.write_text(user_settings(exchange, COURSE_ID, assignment_dir, course_root))
     chown_tree(config.parent, uid, gid)
     return config
 
