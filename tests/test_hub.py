@@ -1,11 +1,13 @@
 """The semester's loop on a real JupyterHub with real Unix users and nbgrader's exchange.
 
-One class for the module (an instructor and two students with per-run names, the exchange,
-the students' kit-only environment, the instructor's course root, JupyterHub with the proxy
-from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as each user, from
-release to feedback, and checks what each student can and cannot reach. Everything is
-removed afterwards, and no process of the class may be left. Skipped, saying why, where the
-test cannot make accounts (not root) or has no node.
+One class for the module (an instructor and three students with per-run names, the
+exchange, the students' kit-only environment, the instructor's course root, JupyterHub with
+the proxy from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as two
+students, from release to feedback, and checks what each can and cannot reach; the third
+goes through the semester in Chromium; the fault tests hand in what was never released,
+fetch as a user outside the class and kill a student's server. Everything is removed
+afterwards, and no process of the class may be left. Skipped, saying why, where the test
+cannot make accounts (not root) or has no node.
 """
 
 import re
@@ -239,3 +241,101 @@ def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):
         }  # fmt: skip
         found = probe(stranger, room.student_python, tries, room.library_path)
         assert set(found.values()) == {"PermissionError"}, found
+
+
+def test_a_students_semester_in_the_browser(released, hub):
+    """In Chromium: a student logs in, fetches 00-recipe in the Assignments tab, runs a
+    check, submits; the instructor sees the submission in the formgrader; the student
+    fetches the feedback. Screenshots: build/screenshots/hub-*.png."""
+    from browser_helpers import (
+        CHROMIUM,
+        CHROMIUM_ARGS,
+        PAGE_MS,
+        RUN_MS,
+        browser_unavailable_reason,
+        code_cell,
+        run_menu,
+        wait_until_run,
+    )
+    from hub_browser import assignment_row, log_in, open_assignment_list
+
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"hub browser test skipped: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=PAGE_MS)
+    room, settings = released, hub[1]
+    student, teacher = room.students[2], room.instructor
+    work = room.work_folders[student.name]
+    shots = REPO_ROOT / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            page.set_default_timeout(PAGE_MS)
+            log_in(page, settings.url, student.name, student.password, shots / "hub-login.png")
+
+            open_assignment_list(page)
+            assignment_row(page, "released", ASSIGNMENT).get_by_role("button", name="Fetch").click()
+            fetched = assignment_row(page, "fetched", ASSIGNMENT)
+            expect(fetched).to_be_visible()
+            page.screenshot(path=str(shots / "hub-assignments-fetched.png"))
+            notebook = notebook_path(work, ASSIGNMENT)
+            found = sorted(str(p) for p in student.home.rglob(f"{ASSIGNMENT}*"))
+            assert notebook.is_file() and notebook.stat().st_uid == student.uid, found
+
+            page.goto(
+                f"{settings.url}/user/{student.name}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+            )
+            expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_have_count(1, timeout=RUN_MS)
+            run_menu(page, "Run All Cells")
+            check = code_cell(page, "check_parity(lambda x, y: x + y")
+            output = check.locator(".jp-OutputArea-output")
+            expect(output.first).to_contain_text("NotImplementedError", timeout=RUN_MS * 2)
+            wait_until_run(check)
+            check.scroll_into_view_if_needed()
+            check.screenshot(path=str(shots / "hub-check-output.png"))
+
+            open_assignment_list(page)
+            assignment_row(page, "fetched", ASSIGNMENT).get_by_role("button", name="Submit").click()
+            expect(assignment_row(page, "submitted", ASSIGNMENT)).to_be_visible()
+            inbound = room.exchange / COURSE_ID / "inbound"
+            assert [p for p in inbound.iterdir() if p.name.startswith(f"{student.name}+")]
+
+            as_instructor(room, "-m", "nbgrader", "collect", ASSIGNMENT)
+            grader = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            grader.set_default_timeout(PAGE_MS)
+            log_in(grader, settings.url, teacher.name, teacher.password)
+            grader.goto(
+                f"{settings.url}/user/{teacher.name}/formgrader/manage_submissions/{ASSIGNMENT}"
+            )
+            expect(grader.locator("body")).to_contain_text(student.name)
+            grader.screenshot(path=str(shots / "hub-formgrader-submission.png"))
+
+            course = str(room.instructor_python.parent / "autograd-course")
+            run_as(teacher, room.instructor_python, course, "autograde", ASSIGNMENT,
+                   "--student", student.name, "--workers", "1", cwd=room.course_root,
+                   library=room.library_path)  # fmt: skip
+            run_as(teacher, room.instructor_python, course, "feedback", ASSIGNMENT,
+                   cwd=room.course_root, library=room.library_path)  # fmt: skip
+            as_instructor(room, "-m", "nbgrader", "release_feedback", ASSIGNMENT)
+
+            page.reload()
+            open_assignment_list(page)
+            submitted = assignment_row(page, "submitted", ASSIGNMENT)
+            submitted.get_by_role("button", name="Fetch Feedback").click()
+            expect(submitted).to_contain_text("view feedback")
+            page.screenshot(path=str(shots / "hub-feedback-fetched.png"))
+            pages = list((work / ASSIGNMENT / "feedback").glob("*/*.html"))
+            assert len(pages) == 1, pages
+            relative = pages[0].relative_to(work)
+            page.goto(f"{settings.url}/user/{student.name}/files/{relative}")
+            expect(page.locator("body")).to_contain_text("Score:")
+            page.screenshot(path=str(shots / "hub-feedback-page.png"))
+        finally:
+            browser.close()
