@@ -10,12 +10,15 @@ afterwards, and no process of the class may be left. Skipped, saying why, where 
 cannot make accounts (not root) or has no node.
 """
 
+import os
 import re
 import shutil
+import signal
 import time
 
 import nbformat
 import pytest
+from hub_api import call, server_processes, start_server, stop_server, user_token
 from hub_helpers import (
     entries,
     feedback_score,
@@ -339,3 +342,38 @@ def test_a_students_semester_in_the_browser(released, hub):
             page.screenshot(path=str(shots / "hub-feedback-page.png"))
         finally:
             browser.close()
+
+
+def test_a_killed_student_server_keeps_the_saved_notebook(hub):
+    """Saved through the contents API, the server killed (SIGKILL), restarted through the
+    hub's API: the notebook reads back as saved, still the student's file."""
+    room, settings = hub
+    student = room.students[1]
+    token = user_token(settings, student.name)
+    user = f"{settings.url}/user/{student.name}"
+    saved = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("answer = 42  # typed before the crash")]
+    )
+    kept = room.work_folders[student.name] / "kept-through-a-crash.ipynb"
+    try:
+        start_server(settings.url, student.name, token)
+        body = {"type": "notebook", "format": "json", "content": saved}
+        status, _ = call(f"{user}/api/contents/{kept.name}", token, "PUT", body)
+        assert status in (200, 201), status
+        [killed] = server_processes(student.uid)
+        os.kill(killed, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while killed in server_processes(student.uid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert killed not in server_processes(student.uid)
+
+        stop_server(settings.url, student.name, token)  # the hub learns it is gone
+        start_server(settings.url, student.name, token)
+        [restarted] = server_processes(student.uid)
+        assert restarted != killed
+        _, model = call(f"{user}/api/contents/{kept.name}", token)
+        assert model["content"]["cells"][0]["source"] == saved.cells[0].source
+        assert kept.stat().st_uid == student.uid
+    finally:
+        stop_server(settings.url, student.name, token)
+        kept.unlink(missing_ok=True)
