@@ -10,7 +10,9 @@ afterwards, and no process of the class may be left. Skipped, saying why, where 
 cannot make accounts (not root) or has no node.
 """
 
+import grp
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -56,6 +58,10 @@ def hub():
             yield room, settings
     left = {uid: processes_of(uid) for uid in uids if processes_of(uid)}
     assert not left, f"processes of the class left behind: {left}"
+    names = {account.name for account in room.accounts}
+    assert not names & {user.pw_name for user in pwd.getpwall()}, "accounts left behind"
+    assert room.group not in {group.gr_name for group in grp.getgrall()}, "group left behind"
+    assert not room.folder.exists(), f"{room.folder} left behind"
 
 
 def as_instructor(room, *args: str, check: bool = True):
