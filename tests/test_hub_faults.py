@@ -1,10 +1,12 @@
 """``autograd-course hub`` refusing to start, in one line and exit status 2, with nothing of
-it left running: a port another program holds, a machine without node or npm.
-
-Both refusals come before any account is made, so these tests run as any user and fast.
+it left running: a port another program holds, a machine without node or npm (both before
+any account is made: these run as any user, and fast); and a class whose user name exists
+already, refused without touching that user (as root).
 """
 
+import grp
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -13,6 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.authoring.hub.accounts import (
+    AccountError,
+    create_account,
+    new_password,
+    remove_account,
+    require_root,
+    run_suffix,
+)
+from autograder.grading.authoring.hub.classroom import account_names, classroom, group_name
 from autograder.grading.authoring.hub.launch import free_port
 
 COMMAND = Path(sys.executable).parent / "autograd-course"
@@ -89,3 +100,28 @@ def test_npm_alone_missing_is_named(tmp_path):
     assert status == 2, (status, out, err)
     assert err.strip().count("\n") == 0, err
     assert "npm is not installed" in err, err
+
+
+def test_a_class_whose_name_is_taken_keeps_the_existing_user(tmp_path):
+    """A class whose student name an account of the machine has already: refused in one
+    line; that account and its home kept; what the class had made before removed."""
+    try:
+        require_root()
+    except AccountError as error:
+        pytest.skip(str(error))
+    suffix = run_suffix()
+    teacher, [taken] = account_names(1, suffix)
+    existing = create_account(taken, new_password())
+    work = existing.home / "my-work.txt"
+    work.write_text("mine\n")
+    try:
+        with pytest.raises(AccountError, match=f"a user named {taken} exists already"):
+            with classroom(1, [], log=lambda line: None, suffix=suffix):
+                pass
+        assert work.read_text() == "mine\n", "the existing user's home was touched"
+        assert pwd.getpwnam(taken).pw_uid == existing.uid
+        made_before = {teacher} & {user.pw_name for user in pwd.getpwall()}
+        assert not made_before, f"the class's own accounts left behind: {made_before}"
+        assert group_name(suffix) not in {group.gr_name for group in grp.getgrall()}
+    finally:
+        remove_account(taken)

@@ -86,15 +86,19 @@ def remove_group(name: str) -> None:
         raise AccountError(f"groupdel {name} failed: {done.stderr.strip()}")
 
 
-def create_account(name: str, password: str, groups: tuple[str, ...] = ()) -> Account:
-    """A new Unix user ``name`` with a private home and ``password``, a member of ``groups``
-    as well as their own; refuses an existing one."""
+def refuse_existing_user(name: str) -> None:
+    """Refuse, in one line, a user name that an account of this machine has already."""
     try:
         pwd.getpwnam(name)
     except KeyError:
-        pass
-    else:
-        raise AccountError(f"a user named {name} exists already: not touching it")
+        return
+    raise AccountError(f"a user named {name} exists already: not touching it")
+
+
+def create_account(name: str, password: str, groups: tuple[str, ...] = ()) -> Account:
+    """A new Unix user ``name`` with a private home and ``password``, a member of ``groups``
+    as well as their own; refuses an existing one."""
+    refuse_existing_user(name)
     member_of = ["--groups", ",".join(groups)] if groups else []
     subprocess.run(
         ["useradd", "--create-home", "--shell", "/bin/bash", *member_of, name],

@@ -19,6 +19,7 @@ from autograder.grading.authoring.hub.accounts import (
     create_account,
     create_group,
     new_password,
+    refuse_existing_user,
     remove_account,
     remove_group,
     require_root,
@@ -90,10 +91,15 @@ def group_name(suffix: str) -> str:
 
 @contextlib.contextmanager
 def classroom(
-    students: int, assignments: list[str], password: str | None = None, log=print
+    students: int,
+    assignments: list[str],
+    password: str | None = None,
+    log=print,
+    suffix: str | None = None,
 ) -> Iterator[Classroom]:
     """Make the class (accounts, exchange, environments, course root) and remove it all
-    afterwards, also when something fails half-way."""
+    afterwards, also when something fails half-way; only what it made: an account or group
+    that existed already is refused, never removed. ``suffix``: of the names (random)."""
     require_root()
     folder = Path(tempfile.mkdtemp(prefix="autograd-hub-"))
     folder.chmod(0o755)
@@ -103,7 +109,8 @@ def classroom(
         with closed_repository() as closed:
             if closed:
                 log(f"closed {REPO_ROOT} to other users meanwhile (students must not read it)")
-            yield _build(folder, students, assignments, password, made, groups, log)
+            suffix = suffix or run_suffix()
+            yield _build(folder, students, assignments, password, suffix, made, groups, log)
     finally:
         for name in made:
             remove_account(name)
@@ -113,15 +120,22 @@ def classroom(
 
 
 def _build(
-    folder: Path, students: int, assignments: list[str], password: str | None, made, groups, log
+    folder: Path,
+    students: int,
+    assignments: list[str],
+    password: str | None,
+    suffix: str,
+    made: list[str],
+    groups: list[str],
+    log,
 ) -> Classroom:
-    suffix = run_suffix()
     group = group_name(suffix)
     gid = create_group(group)
     groups.append(group)
     instructor_name, student_names = account_names(students, suffix)
     accounts = []
     for name in [instructor_name, *student_names]:
+        refuse_existing_user(name)  # before it is recorded as this class's, to be removed
         made.append(name)
         accounts.append(create_account(name, password or new_password(), (group,)))
     instructor, pupils = accounts[0], accounts[1:]
