@@ -10,6 +10,7 @@ afterwards, and no process of the class may be left. Skipped, saying why, where 
 cannot make accounts (not root) or has no node.
 """
 
+import contextlib
 import grp
 import os
 import pwd
@@ -346,6 +347,10 @@ def test_a_students_semester_in_the_browser(released, hub):
             page.goto(f"{settings.url}/user/{student.name}/files/{relative}")
             expect(page.locator("body")).to_contain_text("Score:")
             page.screenshot(path=str(shots / "hub-feedback-page.png"))
+        except Exception:
+            with contextlib.suppress(Exception):  # where the student's page stopped
+                browser.contexts[0].pages[0].screenshot(path=str(shots / "hub-failure.png"))
+            raise
         finally:
             browser.close()
 
