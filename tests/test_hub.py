@@ -343,6 +343,8 @@ def test_a_students_semester_in_the_browser(released, hub):
             page.screenshot(path=str(shots / "hub-feedback-fetched.png"))
             pages = list((work / ASSIGNMENT / "feedback").glob("*/*.html"))
             assert len(pages) == 1, pages
+            earned, total = feedback_score(pages[0])
+            assert total > 0 and earned == 0, (earned, total)  # the blank release handed in
             relative = pages[0].relative_to(work)
             page.goto(f"{settings.url}/user/{student.name}/files/{relative}")
             expect(page.locator("body")).to_contain_text("Score:")
