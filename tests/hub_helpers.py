@@ -1,16 +1,24 @@
 """Running commands as the hub's Unix users, and what a student types into a notebook."""
 
+import contextlib
 import html
 import json
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 
 from autograder.grading.authoring.engine_sync import strip_solution_markers
-from autograder.grading.authoring.hub.accounts import Account, require_root
+from autograder.grading.authoring.hub.accounts import (
+    Account,
+    create_account,
+    new_password,
+    remove_account,
+    require_root,
+)
 from autograder.grading.authoring.hub.proxy import node_missing
 
 
@@ -95,3 +103,18 @@ def feedback_score(page: Path) -> tuple[float, float]:
     found = re.search(r"Score: ([\d.]+) / ([\d.]+)", text)
     assert found, f"no score in {page}"
     return float(found[1]), float(found[2])
+
+
+@contextlib.contextmanager
+def outsider(group: str) -> Iterator[Account]:
+    """A Unix user of this machine outside the class (not in ``group``), removed afterwards."""
+    name = f"ag-out-{group.rsplit('-', 1)[-1]}"
+    try:
+        yield create_account(name, new_password())
+    finally:
+        remove_account(name)
+
+
+def entries(folder: Path) -> set[str]:
+    """The names in ``folder``, read as root."""
+    return {path.name for path in folder.iterdir()}

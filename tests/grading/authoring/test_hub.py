@@ -1,22 +1,40 @@
 """The semester's loop on a real JupyterHub with real Unix users and nbgrader's exchange.
 
-One class for the module (an instructor and two students with per-run names, the exchange,
-the students' kit-only environment, the instructor's course root, JupyterHub with the proxy
-from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as each user, from
-release to feedback, and checks what each student can and cannot reach. Everything is
-removed afterwards, and no process of the class may be left. Skipped, saying why, where the
-test cannot make accounts (not root) or has no node.
+One class for the module (an instructor and three students with per-run names, the
+exchange, the students' kit-only environment, the instructor's course root, JupyterHub with
+the proxy from npm on 127.0.0.1): the loop test runs nbgrader's exchange commands as two
+students, from release to feedback, and checks what each can and cannot reach; the third
+goes through the semester in Chromium; the fault tests hand in what was never released,
+fetch as a user outside the class and kill a student's server. Everything is removed
+afterwards, and no process of the class may be left. Skipped, saying why, where the test
+cannot make accounts (not root) or has no node.
 """
 
+import contextlib
+import grp
+import os
+import pwd
 import re
+import shutil
+import signal
 import time
 
+import nbformat
 import pytest
-from hub_helpers import feedback_score, hub_unavailable_reason, probe, run_as, type_in_reference
+from hub_api import call, server_processes, start_server, stop_server, user_token
+from hub_helpers import (
+    entries,
+    feedback_score,
+    hub_unavailable_reason,
+    outsider,
+    probe,
+    run_as,
+    type_in_reference,
+)
 
 from autograder.grading.authoring.hub.accounts import processes_of
 from autograder.grading.authoring.hub.classroom import classroom
-from autograder.grading.authoring.hub.exchange import COURSE_ID
+from autograder.grading.authoring.hub.exchange import COURSE_ID, chown_tree, write_user_settings
 from autograder.grading.authoring.hub.launch import free_port, running_hub
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 
@@ -33,13 +51,44 @@ def hub():
         print(f"hub tests skipped: {reason}")
         pytest.skip(reason)
     started = time.perf_counter()
-    with classroom(2, [ASSIGNMENT], log=lambda line: None) as room:
+    # two students for the semester's loop, a third for the browser
+    with classroom(3, [ASSIGNMENT], log=lambda line: None) as room:
         uids = [account.uid for account in room.accounts]
         with running_hub(room, free_port()) as settings:
             print(f"class and hub up in {time.perf_counter() - started:.1f} s")
             yield room, settings
     left = {uid: processes_of(uid) for uid in uids if processes_of(uid)}
     assert not left, f"processes of the class left behind: {left}"
+    names = {account.name for account in room.accounts}
+    assert not names & {user.pw_name for user in pwd.getpwall()}, "accounts left behind"
+    assert room.group not in {group.gr_name for group in grp.getgrall()}, "group left behind"
+    assert not room.folder.exists(), f"{room.folder} left behind"
+
+
+def as_instructor(room, *args: str, check: bool = True):
+    """Run the instructor's python with ``args`` in the course root, as the instructor."""
+    python = room.instructor_python
+    return run_as(
+        room.instructor, python, str(python), *args, cwd=room.course_root,
+        library=room.library_path, check=check,
+    )  # fmt: skip
+
+
+def as_student(room, account, *args: str, check: bool = True):
+    """Run the students' python with ``args`` in the student's working folder, as them."""
+    python = room.student_python
+    work = room.work_folders[account.name]
+    return run_as(account, python, str(python), *args, cwd=work, library=room.library_path,
+                  check=check)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def released(hub):
+    """The class with 00-recipe generated and released by the instructor."""
+    room, _ = hub
+    as_instructor(room, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
+    as_instructor(room, "-m", "nbgrader", "release_assignment", ASSIGNMENT)
+    return room
 
 
 def submitted_at(output: str) -> str:
@@ -47,8 +96,8 @@ def submitted_at(output: str) -> str:
     return re.search(rf"Submitted as: {COURSE_ID} {ASSIGNMENT} (.+)", output)[1].strip()
 
 
-def test_release_fetch_submit_collect_grade_feedback_as_real_users(hub):
-    room, _ = hub
+def test_release_fetch_submit_collect_grade_feedback_as_real_users(released):
+    room = released
     teacher, typist, idle = room.instructor, room.students[0], room.students[1]
     teach_py, kit_py = room.instructor_python, room.student_python
     root = room.course_root
@@ -63,8 +112,6 @@ def test_release_fetch_submit_collect_grade_feedback_as_real_users(hub):
         done = run_as(account, kit_py, str(kit_py), *args, cwd=work, library=lib)
         return done.stdout + done.stderr
 
-    instructor("-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
-    instructor("-m", "nbgrader", "release_assignment", ASSIGNMENT)
     for account in (typist, idle):
         student(account, "-m", "nbgrader", "fetch_assignment", ASSIGNMENT)
     fetched = {a.name: notebook_path(room.work_folders[a.name], ASSIGNMENT) for a in (typist, idle)}
@@ -153,3 +200,193 @@ def check_what_students_reach(room, typist, idle) -> None:
     )  # fmt: skip
     assert done.stdout.strip() == "[True, False, False, True]", done.stdout
     print({name: sorted(set(found.values())) for name, found in findings.items()})
+
+
+NEVER_RELEASED = "99-never-released"
+
+
+def test_a_submission_of_an_assignment_never_released_is_refused(released):
+    room = released
+    student = room.students[1]
+    folder = room.work_folders[student.name] / NEVER_RELEASED
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), folder / f"{NEVER_RELEASED}.ipynb")
+    chown_tree(folder, student.uid, student.gid)
+    inbound = room.exchange / COURSE_ID / "inbound"
+    before = entries(inbound)
+    cache = student.home / ".local" / "share" / "jupyter" / "nbgrader_cache"
+    try:
+        done = as_student(room, student, "-m", "nbgrader", "submit", NEVER_RELEASED, check=False)
+    finally:
+        shutil.rmtree(folder)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    outbound = room.exchange / COURSE_ID / "outbound" / NEVER_RELEASED
+    assert f"Assignment not found: {outbound}" in said, said
+    assert entries(inbound) == before
+    assert not list(cache.rglob(f"*{NEVER_RELEASED}*"))
+
+
+def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):
+    room = released
+    with outsider(room.group) as stranger:
+        # they know the course and where its exchange is: the settings a student has
+        write_user_settings(stranger.home, room.exchange, stranger.uid, stranger.gid)
+        before = entries(stranger.home)
+        done = run_as(
+            stranger, room.student_python, str(room.student_python), "-m", "nbgrader",
+            "fetch_assignment", ASSIGNMENT, cwd=stranger.home, library=room.library_path,
+            check=False,
+        )  # fmt: skip
+        said = done.stdout + done.stderr
+        assert done.returncode != 0, said
+        assert f"Unwritable directory, please contact your instructor: {room.exchange}" in said
+        assert entries(stranger.home) == before, "the refused fetch wrote into their home"
+        outbound = room.exchange / COURSE_ID / "outbound"
+        released_notebook = notebook_path(outbound / ASSIGNMENT, ASSIGNMENT)
+        tries = {
+            "list the released assignments": ("list", outbound),
+            "read the released notebook": ("read", released_notebook),
+            "write into the inbound": ("write", room.exchange / COURSE_ID / "inbound" / "x"),
+        }  # fmt: skip
+        found = probe(stranger, room.student_python, tries, room.library_path)
+        assert set(found.values()) == {"PermissionError"}, found
+
+
+def test_a_students_semester_in_the_browser(released, hub):
+    """In Chromium: a student logs in, fetches 00-recipe in the Assignments tab, runs a
+    check, submits; the instructor sees the submission in the formgrader; the student
+    fetches the feedback. Screenshots: build/screenshots/hub-*.png."""
+    from browser_helpers import (
+        CHROMIUM,
+        CHROMIUM_ARGS,
+        PAGE_MS,
+        RUN_MS,
+        browser_unavailable_reason,
+        code_cell,
+        run_menu,
+        wait_until_run,
+    )
+    from hub_browser import assignment_row, log_in, open_assignment_list
+
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"hub browser test skipped: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=PAGE_MS)
+    room, settings = released, hub[1]
+    student, teacher = room.students[2], room.instructor
+    work = room.work_folders[student.name]
+    shots = REPO_ROOT / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            page.set_default_timeout(PAGE_MS)
+            log_in(page, settings.url, student.name, student.password, shots / "hub-login.png")
+
+            open_assignment_list(page)
+            assignment_row(page, "released", ASSIGNMENT).get_by_role("button", name="Fetch").click()
+            fetched = assignment_row(page, "fetched", ASSIGNMENT)
+            expect(fetched).to_be_visible()
+            page.screenshot(path=str(shots / "hub-assignments-fetched.png"))
+            notebook = notebook_path(work, ASSIGNMENT)
+            found = sorted(str(p) for p in student.home.rglob(f"{ASSIGNMENT}*"))
+            assert notebook.is_file() and notebook.stat().st_uid == student.uid, found
+
+            page.goto(
+                f"{settings.url}/user/{student.name}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+            )
+            expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_have_count(1, timeout=RUN_MS)
+            run_menu(page, "Run All Cells")
+            check = code_cell(page, "check_parity(lambda x, y: x + y")
+            output = check.locator(".jp-OutputArea-output")
+            expect(output.first).to_contain_text("NotImplementedError", timeout=RUN_MS * 2)
+            wait_until_run(check)
+            check.scroll_into_view_if_needed()
+            check.screenshot(path=str(shots / "hub-check-output.png"))
+
+            open_assignment_list(page)
+            assignment_row(page, "fetched", ASSIGNMENT).get_by_role("button", name="Submit").click()
+            expect(assignment_row(page, "submitted", ASSIGNMENT)).to_be_visible()
+            inbound = room.exchange / COURSE_ID / "inbound"
+            assert [p for p in inbound.iterdir() if p.name.startswith(f"{student.name}+")]
+
+            as_instructor(room, "-m", "nbgrader", "collect", ASSIGNMENT)
+            grader = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            grader.set_default_timeout(PAGE_MS)
+            log_in(grader, settings.url, teacher.name, teacher.password)
+            grader.goto(
+                f"{settings.url}/user/{teacher.name}/formgrader/manage_submissions/{ASSIGNMENT}"
+            )
+            expect(grader.locator("body")).to_contain_text(student.name)
+            grader.screenshot(path=str(shots / "hub-formgrader-submission.png"))
+
+            course = str(room.instructor_python.parent / "autograd-course")
+            run_as(teacher, room.instructor_python, course, "autograde", ASSIGNMENT,
+                   "--student", student.name, "--workers", "1", cwd=room.course_root,
+                   library=room.library_path)  # fmt: skip
+            run_as(teacher, room.instructor_python, course, "feedback", ASSIGNMENT,
+                   cwd=room.course_root, library=room.library_path)  # fmt: skip
+            as_instructor(room, "-m", "nbgrader", "release_feedback", ASSIGNMENT)
+
+            page.reload()
+            open_assignment_list(page)
+            submitted = assignment_row(page, "submitted", ASSIGNMENT)
+            submitted.get_by_role("button", name="Fetch Feedback").click()
+            expect(submitted).to_contain_text("view feedback")
+            page.screenshot(path=str(shots / "hub-feedback-fetched.png"))
+            pages = list((work / ASSIGNMENT / "feedback").glob("*/*.html"))
+            assert len(pages) == 1, pages
+            earned, total = feedback_score(pages[0])
+            assert total > 0 and earned == 0, (earned, total)  # the blank release handed in
+            relative = pages[0].relative_to(work)
+            page.goto(f"{settings.url}/user/{student.name}/files/{relative}")
+            expect(page.locator("body")).to_contain_text("Score:")
+            page.screenshot(path=str(shots / "hub-feedback-page.png"))
+        except Exception:
+            with contextlib.suppress(Exception):  # where the student's page stopped
+                browser.contexts[0].pages[0].screenshot(path=str(shots / "hub-failure.png"))
+            raise
+        finally:
+            browser.close()
+
+
+def test_a_killed_student_server_keeps_the_saved_notebook(hub):
+    """Saved through the contents API, the server killed (SIGKILL), restarted through the
+    hub's API: the notebook reads back as saved, still the student's file."""
+    room, settings = hub
+    student = room.students[1]
+    token = user_token(settings, student.name)
+    user = f"{settings.url}/user/{student.name}"
+    saved = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("answer = 42  # typed before the crash")]
+    )
+    kept = room.work_folders[student.name] / "kept-through-a-crash.ipynb"
+    try:
+        start_server(settings.url, student.name, token)
+        body = {"type": "notebook", "format": "json", "content": saved}
+        status, _ = call(f"{user}/api/contents/{kept.name}", token, "PUT", body)
+        assert status in (200, 201), status
+        [killed] = server_processes(student.uid)
+        os.kill(killed, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while killed in server_processes(student.uid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert killed not in server_processes(student.uid)
+
+        stop_server(settings.url, student.name, token)  # the hub learns it is gone
+        start_server(settings.url, student.name, token)
+        [restarted] = server_processes(student.uid)
+        assert restarted != killed
+        _, model = call(f"{user}/api/contents/{kept.name}", token)
+        assert model["content"]["cells"][0]["source"] == saved.cells[0].source
+        assert kept.stat().st_uid == student.uid
+    finally:
+        stop_server(settings.url, student.name, token)
+        kept.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ Names carry a short random suffix per run, so a run never takes over an account 
 already, and each home is private (mode 0700): a student cannot read another's work.
 """
 
+import grp
 import os
 import pwd
 import secrets
@@ -56,21 +57,51 @@ def require_root() -> None:
             "the hub makes Unix accounts for the instructor and the students: run it as root "
             "(e.g. sudo make hub) on a machine you use for a local trial"
         )
-    for tool in ("useradd", "userdel", "chpasswd", "runuser"):
+    for tool in ("useradd", "userdel", "groupadd", "groupdel", "chpasswd", "runuser"):
         if not any(Path(folder, tool).exists() for folder in ("/usr/sbin", "/sbin", "/usr/bin")):
             raise AccountError(f"{tool} is not installed: the hub needs it to manage accounts")
 
 
-def create_account(name: str, password: str) -> Account:
-    """A new Unix user ``name`` with a private home and ``password``; refuses an existing one."""
+def create_group(name: str) -> int:
+    """A new Unix group ``name`` (the class: only its members may enter the exchange); its
+    gid. Refuses an existing one."""
     try:
-        pwd.getpwnam(name)
+        grp.getgrnam(name)
     except KeyError:
         pass
     else:
-        raise AccountError(f"a user named {name} exists already: not touching it")
+        raise AccountError(f"a group named {name} exists already: not touching it")
+    subprocess.run(["groupadd", name], check=True, capture_output=True, text=True)
+    return grp.getgrnam(name).gr_gid
+
+
+def remove_group(name: str) -> None:
+    """Remove the group ``name`` (after its members' accounts)."""
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return
+    done = subprocess.run(["groupdel", name], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AccountError(f"groupdel {name} failed: {done.stderr.strip()}")
+
+
+def refuse_existing_user(name: str) -> None:
+    """Refuse, in one line, a user name that an account of this machine has already."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return
+    raise AccountError(f"a user named {name} exists already: not touching it")
+
+
+def create_account(name: str, password: str, groups: tuple[str, ...] = ()) -> Account:
+    """A new Unix user ``name`` with a private home and ``password``, a member of ``groups``
+    as well as their own; refuses an existing one."""
+    refuse_existing_user(name)
+    member_of = ["--groups", ",".join(groups)] if groups else []
     subprocess.run(
-        ["useradd", "--create-home", "--shell", "/bin/bash", name],
+        ["useradd", "--create-home", "--shell", "/bin/bash", *member_of, name],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     account = Account(name, password)

@@ -17,8 +17,11 @@ from pathlib import Path
 from autograder.grading.authoring.hub.accounts import (
     Account,
     create_account,
+    create_group,
     new_password,
+    refuse_existing_user,
     remove_account,
+    remove_group,
     require_root,
     run_suffix,
 )
@@ -45,6 +48,7 @@ class Classroom:
     """Everything a class needs on this machine, and where it is."""
 
     folder: Path  # shared (readable by all): the exchange, the students' environment, profile
+    group: str  # the class's Unix group: its members alone may enter the exchange
     instructor: Account
     students: list[Account]
     exchange: Path
@@ -80,37 +84,62 @@ def account_names(students: int, suffix: str) -> tuple[str, list[str]]:
     return f"ag-teach-{suffix}", [f"ag-stu{n}-{suffix}" for n in range(1, students + 1)]
 
 
+def group_name(suffix: str) -> str:
+    """The class's Unix group of one run."""
+    return f"ag-class-{suffix}"
+
+
 @contextlib.contextmanager
 def classroom(
-    students: int, assignments: list[str], password: str | None = None, log=print
+    students: int,
+    assignments: list[str],
+    password: str | None = None,
+    log=print,
+    suffix: str | None = None,
 ) -> Iterator[Classroom]:
     """Make the class (accounts, exchange, environments, course root) and remove it all
-    afterwards, also when something fails half-way."""
+    afterwards, also when something fails half-way; only what it made: an account or group
+    that existed already is refused, never removed. ``suffix``: of the names (random)."""
     require_root()
     folder = Path(tempfile.mkdtemp(prefix="autograd-hub-"))
     folder.chmod(0o755)
-    made: list[str] = []
+    made: list[str] = []  # accounts
+    groups: list[str] = []
     try:
         with closed_repository() as closed:
             if closed:
                 log(f"closed {REPO_ROOT} to other users meanwhile (students must not read it)")
-            yield _build(folder, students, assignments, password, made, log)
+            suffix = suffix or run_suffix()
+            yield _build(folder, students, assignments, password, suffix, made, groups, log)
     finally:
         for name in made:
             remove_account(name)
+        for name in groups:
+            remove_group(name)
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def _build(
-    folder: Path, students: int, assignments: list[str], password: str | None, made, log
+    folder: Path,
+    students: int,
+    assignments: list[str],
+    password: str | None,
+    suffix: str,
+    made: list[str],
+    groups: list[str],
+    log,
 ) -> Classroom:
-    instructor_name, student_names = account_names(students, run_suffix())
+    group = group_name(suffix)
+    gid = create_group(group)
+    groups.append(group)
+    instructor_name, student_names = account_names(students, suffix)
     accounts = []
     for name in [instructor_name, *student_names]:
+        refuse_existing_user(name)  # before it is recorded as this class's, to be removed
         made.append(name)
-        accounts.append(create_account(name, password or new_password()))
+        accounts.append(create_account(name, password or new_password(), (group,)))
     instructor, pupils = accounts[0], accounts[1:]
-    exchange = make_exchange(folder / "exchange")
+    exchange = make_exchange(folder / "class-only", gid)
     log(f"accounts: {', '.join(a.name for a in accounts)}; exchange {exchange}")
 
     wheel = build_wheel(folder / "kit")
@@ -122,11 +151,12 @@ def _build(
     )
     log("environments: students' (kit only) and instructor's made")
 
-    for account in accounts:
-        write_user_settings(account.home, exchange, account.uid, account.gid)
     root = course_root(instructor.home, exchange, assignments, instructor.uid, instructor.gid)
     work = {s.name: student_work_folder(s.home, s.uid, s.gid) for s in pupils}
+    for student in pupils:
+        write_user_settings(student.home, exchange, student.uid, student.gid, work[student.name])
+    write_user_settings(instructor.home, exchange, instructor.uid, instructor.gid, course_root=root)
     return Classroom(
-        folder, instructor, pupils, exchange, root, student_python, instructor_python, profile,
-        library_path, work,
+        folder, group, instructor, pupils, exchange, root, student_python, instructor_python,
+        profile, library_path, work,
     )  # fmt: skip

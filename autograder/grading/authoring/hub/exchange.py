@@ -2,7 +2,8 @@
 instructor's course root.
 
 The exchange is one folder writable by all, as nbgrader's release creates it (mode 0777,
-plus the sticky bit so nobody removes another's course folder); nbgrader itself makes the
+plus the sticky bit so nobody removes another's course folder), inside a folder that only
+the class's Unix group may enter; nbgrader itself makes the
 course's outbound (readable by all), inbound (writable, not listable) and feedback (not
 listable) folders inside. Every user names the course and the exchange in their own
 ``~/.jupyter/nbgrader_config.py``; the instructor's course root loads the repository's
@@ -20,20 +21,38 @@ COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root
 WORK_FOLDER = "autograd-course"  # in a student's home: where assignments are fetched
 
 
-def make_exchange(folder: Path) -> Path:
-    """The shared exchange folder, writable by all with the sticky bit."""
-    folder.mkdir(parents=True, exist_ok=True)
+def make_exchange(gate: Path, class_gid: int) -> Path:
+    """The exchange folder, writable by all with the sticky bit as nbgrader wants it, inside
+    ``gate``: a folder that only the class's group may enter, so that a user of the machine
+    outside the course can neither fetch nor submit (nbgrader's own exchange lets anyone)."""
+    gate.mkdir(parents=True, exist_ok=True)
+    os.chown(gate, 0, class_gid)
+    gate.chmod(0o750)
+    folder = gate / "exchange"
+    folder.mkdir(exist_ok=True)
     folder.chmod(0o1777)
     return folder
 
 
-def user_settings(exchange: Path, course_id: str = COURSE_ID) -> str:
-    """A user's nbgrader_config.py: which course they take or teach, and where the exchange is."""
+def user_settings(
+    exchange: Path,
+    course_id: str = COURSE_ID,
+    assignment_dir: Path | None = None,
+    course_root: Path | None = None,
+) -> str:
+    """A user's nbgrader_config.py: which course they take or teach, where the exchange is
+    and, for a student, the folder their assignments are fetched into and submitted from, for
+    the instructor, the course root the formgrader shows (nbgrader's default for both, ".",
+    is the folder the server process runs in: the home, not the server's root folder)."""
+    work = f"c.Exchange.assignment_dir = {str(assignment_dir)!r}\n" if assignment_dir else ""
+    if course_root:
+        work += f"c.CourseDirectory.root = {str(course_root)!r}\n"
     return (
         "# Written by autograd-course hub: the course this user is in and nbgrader's exchange.\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n"
+        f"{work}"
     )
 
 
@@ -45,11 +64,18 @@ def chown_tree(path: Path, uid: int, gid: int) -> None:
             os.chown(Path(folder) / name, uid, gid, follow_symlinks=False)
 
 
-def write_user_settings(home: Path, exchange: Path, uid: int, gid: int) -> Path:
+def write_user_settings(
+    home: Path,
+    exchange: Path,
+    uid: int,
+    gid: int,
+    assignment_dir: Path | None = None,
+    course_root: Path | None = None,
+) -> Path:
     """``~/.jupyter/nbgrader_config.py`` for one user, owned by them."""
     config = home / ".jupyter" / "nbgrader_config.py"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(user_settings(exchange))
+    config.write_text(user_settings(exchange, COURSE_ID, assignment_dir, course_root))
     chown_tree(config.parent, uid, gid)
     return config
 
