@@ -185,12 +185,16 @@ def check_what_students_reach(room, typist, idle) -> None:
         findings[me.name] = found
         allowed = [label for label, outcome in found.items() if outcome == "allowed"]
         assert not allowed, f"{me.name} may: {allowed}"
-        # nbgrader's own design, recorded: a submission is world-readable (the instructor,
-        # another user, collects it) and hidden only by its name's random part, which a
-        # student cannot list.
-        mine = {"read": ("read", theirs / "timestamp.txt")}
-        direct = probe(me, room.student_python, mine, room.library_path)
-        print(f"{me.name} reading the other's submission by its exact path: {direct['read']}")
+        # nbgrader leaves a hand-in readable by all, hidden by its name's random part only;
+        # the hub's submit closes it: even the exact path is refused.
+        direct = {
+            "read the other's submitted notebook": ("read", theirs / f"{ASSIGNMENT}.ipynb"),
+            "read the other's submission timestamp": ("read", theirs / "timestamp.txt"),
+            "list the other's submission": ("list", theirs),
+        }
+        found.update(probe(me, room.student_python, direct, room.library_path))
+        allowed = [label for label, outcome in found.items() if outcome == "allowed"]
+        assert not allowed, f"{me.name} may: {allowed}"
     # The students' environment has the kit, not the course's engine or grading tools.
     done = run_as(
         typist, room.student_python, str(room.student_python), "-I", "-c",

@@ -28,6 +28,9 @@ STUDENT_DISTRIBUTIONS = (
 )  # fmt: skip
 COURSE_DISTRIBUTION = "autograd-course"
 PACKAGE_ROOT = Path(autograder.__file__).resolve().parent  # the autograder package
+# nbgrader's submit with the hand-in closed to the class, as the students' environment has it.
+PRIVATE_SUBMIT = Path(__file__).with_name("private_submit.py")
+PRIVATE_SUBMIT_MODULE = "autograd_hub_submit"
 # Jupyter's data and config of this environment (lab extensions, server extensions' switches).
 SHARED_FOLDERS = ("share/jupyter", "etc/jupyter")
 
@@ -171,6 +174,7 @@ def student_environment(folder: Path, kit_wheel: Path, base: Path, library_path:
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index"]
     env = {**os.environ, "LD_LIBRARY_PATH": library_path} if library_path else None
     subprocess.run([*install, "--quiet", "--no-deps", str(kit_wheel)], check=True, env=env)
+    shutil.copyfile(PRIVATE_SUBMIT, site / f"{PRIVATE_SUBMIT_MODULE}.py")
     return python
 
 

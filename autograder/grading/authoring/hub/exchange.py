@@ -19,6 +19,9 @@ from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 COURSE_ID = "autograd-course"
 COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root
 WORK_FOLDER = "autograd-course"  # in a student's home: where assignments are fetched
+# nbgrader's submit with the hand-in closed to the rest of the class (private_submit.py, as
+# the students' environment has it).
+PRIVATE_SUBMIT_CLASS = "autograd_hub_submit.PrivateSubmit"
 
 
 def make_exchange(gate: Path, class_gid: int) -> Path:
@@ -44,7 +47,10 @@ def user_settings(
     and, for a student, the folder their assignments are fetched into and submitted from, for
     the instructor, the course root the formgrader shows (nbgrader's default for both, ".",
     is the folder the server process runs in: the home, not the server's root folder)."""
-    work = f"c.Exchange.assignment_dir = {str(assignment_dir)!r}\n" if assignment_dir else ""
+    work = ""
+    if assignment_dir:  # a student: their folder, and a hand-in only the instructors can open
+        work += f"c.Exchange.assignment_dir = {str(assignment_dir)!r}\n"
+        work += f"c.ExchangeFactory.submit = {PRIVATE_SUBMIT_CLASS!r}\n"
     if course_root:
         work += f"c.CourseDirectory.root = {str(course_root)!r}\n"
     return (
