@@ -124,7 +124,7 @@ def run_demo(
     settings = GradingSettings(
         workers=workers, progress=report is not _silent, sandbox=cannot_sandbox is None
     )
-    runs = autograde_assignments(course.workdir, ids, settings)
+    runs = autograde_assignments(course, ids, settings)
     sandboxes = {record.sandbox for run in runs for record in run.records}
     if cannot_sandbox is not None:
         sandboxes = {f"{NOT_SANDBOXED} ({cannot_sandbox})"}

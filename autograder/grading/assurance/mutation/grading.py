@@ -21,6 +21,7 @@ import nbformat
 from autograder.grading.assurance.cohort import REFERENCE, build_submission
 from autograder.grading.assurance.mutation.mutants import Mutant
 from autograder.grading.authoring.release import generate_release
+from autograder.grading.course.course_root import Course
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.course.scores import Score, cell_scores
 from autograder.grading.pipeline.autograde import autograde, load_course
@@ -165,7 +166,7 @@ def grade_mutants(
                 write_submission(
                     student, assignment, cell, source, solutions_dir, release_dir, course.submitted
                 )
-            outcomes = grade_batch(root, assignment, list(students), options)
+            outcomes = grade_batch(course, assignment, list(students), options)
             if REFERENCE in outcomes:
                 check_reference(assignment, outcomes[REFERENCE])
                 cache.put(reference_key, outcomes[REFERENCE])
@@ -185,11 +186,11 @@ def check_reference(assignment: str, outcome: Outcome) -> None:
 
 
 def grade_batch(
-    root: Path, assignment: str, students: list[str], options: GradingOptions
+    course: Course, assignment: str, students: list[str], options: GradingOptions
 ) -> dict[str, Outcome]:
-    """Grade ``students`` of the course at ``root`` in one autograde run; their outcomes."""
+    """Grade ``students`` of ``course`` in one autograde run; their outcomes."""
     run = autograde(
-        root,
+        course,
         assignment,
         workers=options.workers,
         students=students,
@@ -197,7 +198,6 @@ def grade_batch(
         submission_timeout=options.submission_timeout,
         progress=False,
     )
-    course = load_course(root)
     records = {record.student: record for record in run.records}
     outcomes = {}
     for student in students:

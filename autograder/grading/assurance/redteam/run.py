@@ -160,7 +160,7 @@ def run_red_team(
         progress=False,
         verdicts=verdicts,
     )
-    runs = autograde_assignments(root, graded_assignments, settings)
+    runs = autograde_assignments(course, graded_assignments, settings)
     run = GradingRun(
         "+".join(graded_assignments),
         [record for one in runs for record in one.records],
