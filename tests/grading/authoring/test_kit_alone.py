@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from packaging.requirements import Requirement
 
+from autograder.grading.authoring.hub.environments import closure, normalised
 from autograder.grading.cli import main
 from autograder.grading.course.repo_paths import (
     REPO_ROOT,
@@ -32,28 +32,11 @@ pytestmark = pytest.mark.slow
 KERNEL = "ipykernel"
 
 
-def closure(names: list[str]) -> set[str]:
-    """The installed distributions ``names`` need, transitively (markers for this python)."""
-    found: set[str] = set()
-    pending = list(names)
-    while pending:
-        name = pending.pop()
-        key = re.sub(r"[-_.]+", "-", name).lower()
-        if key in found:
-            continue
-        found.add(key)
-        for text in importlib.metadata.requires(name) or []:
-            requirement = Requirement(text)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                pending.append(requirement.name)
-    return found
-
-
 def link_distributions(names: set[str], site: Path) -> None:
     """Symlink every top-level file and folder of those distributions into ``site`` (the
     packages as installed here, without copying torch's gigabyte)."""
     for dist in importlib.metadata.distributions():
-        if re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower() not in names:
+        if normalised(dist.metadata["Name"]) not in names:
             continue
         root = Path(dist.locate_file(""))
         tops = {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}

@@ -36,6 +36,7 @@ SHARED_FOLDERS = ("share/jupyter", "etc/jupyter")
 
 
 def normalised(name: str) -> str:
+    """A distribution's name as packaging compares it (``Jupyter_Server`` -> jupyter-server)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
