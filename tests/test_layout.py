@@ -23,8 +23,14 @@ KERNEL_SIDE = [
 
 def imported_modules(path: Path) -> set[str]:
     """Every module named by an import statement in ``path`` (absolute imports only)."""
+    return imported_modules_in(path.read_text(), str(path))
+
+
+def imported_modules_in(source: str, filename: str = "<cell>") -> set[str]:
+    """Every module named by an import statement in ``source`` (``from X import Y`` gives X
+    and X.Y; absolute imports only)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -86,26 +92,13 @@ def test_notebooks_import_everything_from_one_path():
     for path in SOLUTIONS_DIR.glob("*/*.ipynb"):
         for cell in json.loads(path.read_text())["cells"]:
             if cell["cell_type"] == "code":
-                found |= {
-                    m for m in imported_modules_of("".join(cell["source"])) if "autograder" in m
-                }
+                source = "".join(cell["source"])
+                found |= {m for m in imported_modules_in(source, path.name) if "autograder" in m}
     import autograder
 
     assert {m.split(".")[0] + "." + m.split(".")[1] for m in found if m.count(".")} <= {
         f"autograder.{name}" for name in autograder.__all__
     }, sorted(found)
-
-
-def imported_modules_of(source: str) -> set[str]:
-    """Module names of a cell's imports (``from X import Y`` gives X and X.Y)."""
-    names = set()
-    for line in source.splitlines():
-        words = line.split()
-        if line.startswith("from ") and len(words) >= 4 and words[2] == "import":
-            names |= {words[1], *(f"{words[1]}.{n.strip(',')}" for n in words[3:])}
-        elif line.startswith("import "):
-            names |= {n.strip(",") for n in words[1:] if n not in ("as",)}
-    return names
 
 
 def test_old_import_paths_name_the_same_objects():

@@ -7,6 +7,7 @@ is wrong on a planted mistake.
 """
 
 import ast
+from functools import cache
 
 import nbformat
 from nbgrader.utils import is_grade, is_solution
@@ -34,6 +35,7 @@ def solved_parts(source: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@cache  # the solution notebooks do not change during a run
 def notebook_facts() -> dict[str, tuple[dict[str, tuple[str, ...]], list[str]]]:
     """Per notebook: {solution cell: its solved parts}, and its test cells in order."""
     facts = {}
@@ -57,7 +59,8 @@ def catalogue_problems(catalogue: tuple[Exercise, ...]) -> list[str]:
     """What the catalogue gets wrong about the notebooks, one line each."""
     problems = []
     declared = {(e.notebook, e.cell): e for e in catalogue}
-    for assignment, (cells, tests) in notebook_facts().items():
+    facts = notebook_facts()
+    for assignment, (cells, tests) in facts.items():
         for cell, parts in cells.items():
             exercise = declared.get((assignment, cell))
             if exercise is None:
@@ -73,7 +76,7 @@ def catalogue_problems(catalogue: tuple[Exercise, ...]) -> list[str]:
         for test in sorted({t for t in claimed if claimed.count(t) > 1 or t not in tests}):
             problems.append(f"test cell {test!r} of {assignment}: declared twice or not there")
     for notebook, cell in sorted(
-        set(declared) - {(a, c) for a, (cs, _) in notebook_facts().items() for c in cs}
+        set(declared) - {(a, c) for a, (cs, _) in facts.items() for c in cs}
     ):
         problems.append(f"{notebook}:{cell} is declared but is no solution cell")
     return problems
