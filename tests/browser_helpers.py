@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autograder.grading.authoring.student_lab import lab_command, lab_environment
 
@@ -64,6 +65,28 @@ def browser_unavailable_reason() -> str | None:
             "or set AUTOGRADER_CHROMIUM to a Chromium binary)"
         )
     return None
+
+
+@contextlib.contextmanager
+def chromium(test: str) -> Iterator[Any]:
+    """Debian's headless Chromium for ``test`` (playwright), closed afterwards; where
+    playwright or Chromium is missing the test is skipped, saying why."""
+    import pytest
+
+    reason = browser_unavailable_reason()
+    if reason:
+        print(f"{test} skipped: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def free_port() -> int:

@@ -19,11 +19,9 @@ import time
 import nbformat
 import pytest
 from browser_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PAGE_MS,
     RUN_MS,
-    browser_unavailable_reason,
+    chromium,
     code_cell,
     copy_course,
     jupyter_lab,
@@ -73,14 +71,6 @@ def given_cells(assignment: str) -> int:
     return count
 
 
-@pytest.fixture(scope="module")
-def browser_ready():
-    reason = browser_unavailable_reason()
-    if reason:
-        print(f"browser test skipped: {reason}")
-        pytest.skip(reason)
-
-
 # nbgrader's instructor tools and JupyterLab's news prompt, as they show in the instructor's lab.
 NBGRADER_MENU = ".lm-MenuBar-itemLabel:text-is('Nbgrader')"
 VALIDATE_BUTTON = ".jp-NotebookPanel-toolbar [title='Validate Assignment']"
@@ -98,8 +88,8 @@ def assert_student_profile(page) -> None:
         expect(page.locator(selector), selector).to_have_count(0)
 
 
-def test_student_notebook_and_formgrader_in_chromium(browser_ready, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_student_notebook_and_formgrader_in_chromium(tmp_path):
+    from playwright.sync_api import expect
 
     # expect() waits 5 s by default, not the page's timeout: too short for JupyterLab to
     # render a notebook while the rest of the suite loads both cores.
@@ -117,23 +107,17 @@ def test_student_notebook_and_formgrader_in_chromium(browser_ready, tmp_path):
         target.screenshot(path=str(path))
         shots.append(str(path.relative_to(REPO_ROOT)))
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            with jupyter_lab(work, tmp_path / "student-state", student=True) as server:
-                timings["student lab start"] = time.perf_counter() - started
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.set_default_timeout(PAGE_MS)
-                student_lab(page, server, shot, timings, started)
-            with jupyter_lab(root, tmp_path / "instructor-state") as server:
-                timings["instructor lab start"] = time.perf_counter() - started
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.set_default_timeout(PAGE_MS)
-                instructor_lab(page, server, shot, timings, started)
-        finally:
-            browser.close()
+    with chromium("browser test") as browser:
+        with jupyter_lab(work, tmp_path / "student-state", student=True) as server:
+            timings["student lab start"] = time.perf_counter() - started
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(PAGE_MS)
+            student_lab(page, server, shot, timings, started)
+        with jupyter_lab(root, tmp_path / "instructor-state") as server:
+            timings["instructor lab start"] = time.perf_counter() - started
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(PAGE_MS)
+            instructor_lab(page, server, shot, timings, started)
 
     timings["total"] = time.perf_counter() - started
     record = {"screenshots": shots, "seconds": {k: round(v, 1) for k, v in timings.items()}}

@@ -262,22 +262,15 @@ def test_a_students_semester_in_the_browser(released, hub):
     check, submits; the instructor sees the submission in the formgrader; the student
     fetches the feedback. Screenshots: build/screenshots/hub-*.png."""
     from browser_helpers import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
         PAGE_MS,
         RUN_MS,
-        browser_unavailable_reason,
+        chromium,
         code_cell,
         run_menu,
         wait_until_run,
     )
     from hub_browser import assignment_row, log_in, open_assignment_list
-
-    reason = browser_unavailable_reason()
-    if reason:
-        print(f"hub browser test skipped: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=PAGE_MS)
     room, settings = released, hub[1]
@@ -285,10 +278,7 @@ def test_a_students_semester_in_the_browser(released, hub):
     work = room.work_folders[student.name]
     shots = REPO_ROOT / "build" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
+    with chromium("hub browser test") as browser:
         try:
             page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
             page.set_default_timeout(PAGE_MS)
@@ -357,8 +347,6 @@ def test_a_students_semester_in_the_browser(released, hub):
             with contextlib.suppress(Exception):  # where the student's page stopped
                 browser.contexts[0].pages[0].screenshot(path=str(shots / "hub-failure.png"))
             raise
-        finally:
-            browser.close()
 
 
 def test_a_killed_student_server_keeps_the_saved_notebook(hub):

@@ -239,23 +239,16 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
     kernel: Run All shows a passing check and the prerequisite message in Chromium;
     screenshots go to build/screenshots/kit-*.png."""
     from browser_helpers import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
         PAGE_MS,
         RUN_MS,
-        browser_unavailable_reason,
+        chromium,
         code_cell,
         jupyter_lab,
         replace_source,
         run_menu,
         wait_until_run,
     )
-
-    reason = browser_unavailable_reason()
-    if reason:
-        print(f"kit lab test skipped: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=PAGE_MS)
     python, kit = kit_python
@@ -276,44 +269,38 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
     solution = nbformat.read(notebook_path(SOLUTIONS_DIR, PREREQUISITE), as_version=4)
     written = graded_cell(solved(notebook, solution), UNWRITTEN).source
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            with jupyter_lab(lab, tmp_path / "state", student=True) as server:
-                page = browser.new_page(viewport={"width": 1200, "height": 1400})
-                page.set_default_timeout(PAGE_MS)
-                page.goto(server.url(f"lab/tree/{PREREQUISITE}/{PREREQUISITE}.ipynb"))
-                # the status bar names the kernel once it is up (Run All before that asks
-                # which kernel to start)
-                expect(page.get_by_text("kit | Idle")).to_have_count(1)
-                run_menu(page, "Run All Cells")
-                last = code_cell(page, "print('kernel python:'")
-                expect(last.locator(".jp-OutputArea-output")).to_contain_text(
-                    "reference engine: None", timeout=RUN_MS * 3
-                )
-                wait_until_run(last)
-                assert str(python) in last.locator(".jp-OutputArea-output").inner_text()
+    with chromium("kit lab test") as browser:
+        with jupyter_lab(lab, tmp_path / "state", student=True) as server:
+            page = browser.new_page(viewport={"width": 1200, "height": 1400})
+            page.set_default_timeout(PAGE_MS)
+            page.goto(server.url(f"lab/tree/{PREREQUISITE}/{PREREQUISITE}.ipynb"))
+            # the status bar names the kernel once it is up (Run All before that asks
+            # which kernel to start)
+            expect(page.get_by_text("kit | Idle")).to_have_count(1)
+            run_menu(page, "Run All Cells")
+            last = code_cell(page, "print('kernel python:'")
+            expect(last.locator(".jp-OutputArea-output")).to_contain_text(
+                "reference engine: None", timeout=RUN_MS * 3
+            )
+            wait_until_run(last)
+            assert str(python) in last.locator(".jp-OutputArea-output").inner_text()
 
-                sgd = code_cell(page, sgd_first_line)
-                stderr = sgd.locator("[data-mime-type='application/vnd.jupyter.stderr']")
-                expect(stderr).to_contain_text(PREREQUISITE_MESSAGE)
-                stderr.scroll_into_view_if_needed()
-                frames = stderr.inner_text()
-                assert "site-packages" not in frames and "contextlib" not in frames, frames
-                sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
+            sgd = code_cell(page, sgd_first_line)
+            stderr = sgd.locator("[data-mime-type='application/vnd.jupyter.stderr']")
+            expect(stderr).to_contain_text(PREREQUISITE_MESSAGE)
+            stderr.scroll_into_view_if_needed()
+            frames = stderr.inner_text()
+            assert "site-packages" not in frames and "contextlib" not in frames, frames
+            sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
 
-                # As the message says: write add_, run the check again (Run All: the cells
-                # between build on the Tensor class), and it passes.
-                tensor_cell = code_cell(page, "class Tensor:")
-                expect(tensor_cell).to_have_count(1)
-                replace_source(page, tensor_cell, written)
-                run_menu(page, "Run All Cells")
-                expect(sgd.locator(".autograder-pass").first).to_be_visible(timeout=RUN_MS * 3)
-                wait_until_run(sgd)
-                expect(stderr).to_have_count(0)
-                sgd.scroll_into_view_if_needed()
-                sgd.screenshot(path=str(shots / "kit-check-pass.png"))
-        finally:
-            browser.close()
+            # As the message says: write add_, run the check again (Run All: the cells
+            # between build on the Tensor class), and it passes.
+            tensor_cell = code_cell(page, "class Tensor:")
+            expect(tensor_cell).to_have_count(1)
+            replace_source(page, tensor_cell, written)
+            run_menu(page, "Run All Cells")
+            expect(sgd.locator(".autograder-pass").first).to_be_visible(timeout=RUN_MS * 3)
+            wait_until_run(sgd)
+            expect(stderr).to_have_count(0)
+            sgd.scroll_into_view_if_needed()
+            sgd.screenshot(path=str(shots / "kit-check-pass.png"))

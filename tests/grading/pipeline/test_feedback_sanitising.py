@@ -13,7 +13,7 @@ import time
 
 import nbformat
 import pytest
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, browser_unavailable_reason
+from browser_helpers import chromium
 from feedback_payloads import (
     CODE,
     RUN,
@@ -153,30 +153,20 @@ def student_notebook(release: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def chromium_page():
     """A headless Chromium page that loads local files only (the CDN's MathJax is refused:
     the math is checked as the text MathJax reads)."""
-    reason = browser_unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
+    with chromium("feedback page test") as browser:
 
-            def open_page(path):
-                page = browser.new_page()
-                local = lambda route: (  # noqa: E731
-                    route.continue_() if route.request.url.startswith("file:") else route.abort()
-                )
-                page.route("**/*", local)
-                page.goto(path.as_uri())
-                page.wait_for_timeout(500)  # an onerror or ontoggle fires after the load
-                return page
+        def open_page(path):
+            page = browser.new_page()
+            local = lambda route: (  # noqa: E731
+                route.continue_() if route.request.url.startswith("file:") else route.abort()
+            )
+            page.route("**/*", local)
+            page.goto(path.as_uri())
+            page.wait_for_timeout(500)  # an onerror or ontoggle fires after the load
+            return page
 
-            yield open_page
-        finally:
-            browser.close()
+        yield open_page
 
 
 @pytest.mark.slow

@@ -348,33 +348,21 @@ def test_failing_checks_rank_by_frequency(graded, tmp_path):
 
 def test_students_table_sorts_when_a_head_is_clicked_in_chromium(with_logs):
     # The page's one script, run by a real browser: click "score", then again to reverse.
-    from browser_helpers import CHROMIUM, CHROMIUM_ARGS, browser_unavailable_reason
+    from browser_helpers import chromium
 
-    reason = browser_unavailable_reason()
-    if reason:
-        print(f"browser test skipped: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
+    with chromium("report page test") as browser:
+        page = browser.new_page()
+        page.goto(with_logs.as_uri())
+        table = page.locator("table.sortable").last
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            page = browser.new_page()
-            page.goto(with_logs.as_uri())
-            table = page.locator("table.sortable").last
+        def scores() -> list[float]:
+            cells = table.locator("tbody tr td:nth-child(2)").all_inner_texts()
+            return [float(text) for text in cells if text != "—"]
 
-            def scores() -> list[float]:
-                cells = table.locator("tbody tr td:nth-child(2)").all_inner_texts()
-                return [float(text) for text in cells if text != "—"]
-
-            assert len(scores()) >= 3
-            table.locator("th", has_text="score").click()
-            ascending = scores()
-            table.locator("th", has_text="score").click()
-            descending = scores()
-        finally:
-            browser.close()
+        assert len(scores()) >= 3
+        table.locator("th", has_text="score").click()
+        ascending = scores()
+        table.locator("th", has_text="score").click()
+        descending = scores()
     assert ascending == sorted(ascending) and descending == sorted(descending, reverse=True)
     assert ascending != descending, "the cohort's scores differ, so the two orders must too"

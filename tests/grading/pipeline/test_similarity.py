@@ -417,29 +417,18 @@ def use(values):
 def test_similarity_page_in_chromium(recipe_cohort):
     """The HTML page of a cohort with planted copies, in a real browser; a screenshot of it
     goes to build/screenshots/similarity.png."""
-    from browser_helpers import CHROMIUM, CHROMIUM_ARGS, browser_unavailable_reason
-
-    reason = browser_unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
+    from browser_helpers import chromium
 
     root, _ = recipe_cohort
     page_path = root / "similarity" / RECIPE / "report.html"
     shot = REPO_ROOT / "build" / "screenshots" / "similarity.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(page_path.as_uri())
-            rows = page.locator("table").first.locator("tr").all_inner_texts()
-            marks = page.locator("mark").count()
-            page.screenshot(path=str(shot), full_page=False)
-        finally:
-            browser.close()
+    with chromium("similarity page test") as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(page_path.as_uri())
+        rows = page.locator("table").first.locator("tr").all_inner_texts()
+        marks = page.locator("mark").count()
+        page.screenshot(path=str(shot), full_page=False)
     assert len(rows) == 1 + len(PLANTED)  # a head and one row per planted copy
     assert any("copies-reference" in row and "reference" in row for row in rows[1:])
     assert marks > 0 and shot.stat().st_size > 10_000
