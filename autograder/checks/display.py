@@ -8,39 +8,24 @@ headline, the error figures, a table of expected against got and the hint; the t
 under it then shows the student's cell and the message, not this package's frames
 (``autograder.checks.tracebacks``).
 
-The HTML is self-contained (inline styles, no scripts) and every piece of text in it is
-escaped. ``silenced()`` turns all of it off, printing included (used by the progress cell).
+The HTML is self-contained (inline styles, no scripts), written by the templates in
+``templates/``, which escape every piece of text. ``silenced()`` turns all of it off,
+printing included (used by the progress cell).
 """
 
 import contextlib
 import contextvars
-import html
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from autograder.checks.language import tr
+from autograder.checks.templating import render
 
 # Set while checks must neither print nor display (e.g. the progress cell re-running them).
 _SILENCED: contextvars.ContextVar[bool] = contextvars.ContextVar("_SILENCED", default=False)
 
 # Attribute under which a failure's structured view rides on its AssertionError.
 VIEW_ATTRIBUTE = "_autograder_view"
-
-_PASS_STYLE = (
-    "margin:2px 0;padding:2px 8px;border-left:4px solid #1a7f37;background:#dafbe1;"
-    "color:#0f5323;font-family:var(--jp-code-font-family,monospace);font-size:12px"
-)
-_FAIL_STYLE = (
-    "margin:2px 0;padding:4px 8px;border-left:4px solid #cf222e;background:#ffebe9;"
-    "color:#1f2328;font-size:12px"
-)
-TABLE_STYLE = (
-    "border-collapse:collapse;margin:4px 0;font-family:var(--jp-code-font-family,monospace);"
-    "font-size:12px;color:#1f2328"
-)
-CELL_STYLE = "border:1px solid #d0d7de;padding:1px 6px;text-align:left;background:#ffffff"
-HEAD_STYLE = "border:1px solid #d0d7de;padding:1px 6px;text-align:left;background:#f6f8fa"
-_MUTED_STYLE = "color:#59636e"
 
 
 @dataclass(frozen=True)
@@ -79,48 +64,19 @@ def is_silenced() -> bool:
     return _SILENCED.get()
 
 
-def escape(text: object) -> str:
-    """HTML-escape any value's text (quotes included)."""
-    return html.escape(str(text), quote=True)
-
-
 def pass_html(line: str) -> str:
     """The green line for a check that matched."""
-    return (
-        f'<div class="autograder-check autograder-pass" style="{_PASS_STYLE}">'
-        f"&#10003; {escape(line)}</div>"
-    )
-
-
-def table_html(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A small bordered table; every cell escaped."""
-    head = "".join(f'<th style="{HEAD_STYLE}">{escape(c)}</th>' for c in columns)
-    body = "".join(
-        "<tr>" + "".join(f'<td style="{CELL_STYLE}">{escape(c)}</td>' for c in row) + "</tr>"
-        for row in rows
-    )
-    return (
-        f'<table class="autograder-table" style="{TABLE_STYLE}">'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    return render("check_pass.html", line=line)
 
 
 def failure_html(view: FailureView) -> str:
     """The block shown above the AssertionError of a failed check."""
-    parts = [
-        f'<div class="autograder-check autograder-fail" style="{_FAIL_STYLE}">',
-        f'<div style="font-weight:bold;color:#a40e26">&#10007; {escape(view.title)}</div>',
-    ]
-    parts += [f"<div>{escape(fact)}</div>" for fact in view.facts]
-    if view.columns:
-        parts.append(table_html(view.columns, view.rows))
-    if view.more:
-        parts.append(f'<div style="{_MUTED_STYLE}">{escape(view.more)}</div>')
-    label = escape(tr("hint"))
-    parts += [f'<div class="autograder-hint"><b>{label}:</b> {escape(h)}</div>' for h in view.hints]
-    below = escape(tr("the full message is in the AssertionError below"))
-    parts.append(f'<div style="{_MUTED_STYLE};font-size:11px">{below}</div></div>')
-    return "".join(parts)
+    return render(
+        "check_failure.html",
+        view=view,
+        hint_label=tr("hint"),
+        below=tr("the full message is in the AssertionError below"),
+    )
 
 
 def _display(plain: str, rich: str) -> None:

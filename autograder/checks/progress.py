@@ -29,6 +29,7 @@ from typing import Any
 from autograder.checks import display
 from autograder.checks.hidden_tests import split_hidden_tests
 from autograder.checks.language import marked, tr, translated
+from autograder.checks.templating import render
 
 # Statuses as data (English, as tests and tools read them); shown through tr().
 PASS, FAIL, NOT_ATTEMPTED = marked("pass"), marked("fail"), marked("not attempted")
@@ -232,26 +233,24 @@ def format_text(results: list[Result]) -> str:
 
 def format_html(results: list[Result]) -> str:
     """The progress table as a small HTML block (inline styles, everything escaped)."""
-    esc = display.escape
-    cell = f'style="{display.CELL_STYLE}"'
-    rows = []
-    for r in results:
-        colour = _STATUS_COLOURS[r.status]
-        status_style = f"{display.CELL_STYLE};color:{colour};font-weight:bold;white-space:nowrap"
-        rows.append(
-            f'<tr class="autograder-progress-row" data-status="{esc(r.status)}">'
-            f"<td {cell}>{esc(r.check.exercise)}</td>"
-            f"<td {cell}><code>{esc(r.check.grade_id)}</code></td>"
-            f"<td {cell}>{esc(f'{r.check.points:g}')}</td>"
-            f'<td class="autograder-status" style="{status_style}">{esc(translated(r.status))}</td>'
-            f"<td {cell}>{esc(r.detail)}</td></tr>"
-        )
-    head = "".join(f'<th style="{display.HEAD_STYLE}">{esc(name)}</th>' for name in _columns())
-    return (
-        '<div class="autograder-progress" style="margin:2px 0;font-size:12px;color:#1f2328">'
-        "<div><b>" + esc(tr("Progress")) + f"</b>: {esc(_summary(results))}</div>"
-        f'<table style="{display.TABLE_STYLE}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    rows = [
+        {
+            "status": r.status,
+            "shown_status": translated(r.status),
+            "colour": _STATUS_COLOURS[r.status],
+            "exercise": r.check.exercise,
+            "grade_id": r.check.grade_id,
+            "points": f"{r.check.points:g}",
+            "detail": r.detail,
+        }
+        for r in results
+    ]
+    return render(
+        "progress.html",
+        title=tr("Progress"),
+        summary=_summary(results),
+        columns=_columns(),
+        rows=rows,
     )
 
 

@@ -122,7 +122,7 @@ def test_everything_is_escaped():
     rich = display.failure_html(view)
     assert "<script>" not in rich and "&lt;script&gt;" in rich
     assert "a &amp; b" in rich and "&lt;th&gt;" in rich and "&lt;b&gt;bold" in rich
-    assert "&#x27;quoted&#x27; &quot;x&quot;" in rich
+    assert "&#39;quoted&#39; &#34;x&#34;" in rich
     assert "<script" not in display.pass_html("<script>") and "http" not in rich
 
 

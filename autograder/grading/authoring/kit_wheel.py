@@ -23,8 +23,9 @@ DISTRIBUTION = "autograd-course-kit"
 # The package files a kernel imports, relative to the autograder package.
 KERNEL_FILES = ("__init__.py", "graphs.py", "progress.py")
 KERNEL_WING = "checks"
-# What a kernel imports besides the standard library (IPython: the display and tracebacks).
-REQUIREMENTS = ("numpy>=1.26", "torch>=2.6", "matplotlib>=3.8", "ipython>=8")
+# What a kernel imports besides the standard library (IPython: the display and tracebacks;
+# jinja2: the checks' HTML fragments, written by templates that escape everything).
+REQUIREMENTS = ("numpy>=1.26", "torch>=2.6", "matplotlib>=3.8", "ipython>=8", "jinja2>=3.1")
 
 PYPROJECT = """\
 [build-system]
@@ -43,7 +44,7 @@ packages = ["autograder", "autograder.checks"]
 include-package-data = false
 
 [tool.setuptools.package-data]
-"autograder.checks" = ["messages/*.po"]
+"autograder.checks" = ["messages/*.po", "templates/*.html"]
 """
 
 

@@ -1,14 +1,6 @@
-"""The one way the grading wing writes an HTML page: a jinja2 template of the package that
-owns the page, autoescaping everything (ids, code and messages come from students) and
-refusing an unknown name instead of leaving a blank."""
+"""The grading wing's pages use the project's one HTML writer (jinja2, autoescaped, strict):
+it lives in the check library, which a student's kernel also uses for its fragments."""
 
-import jinja2
+from autograder.checks.templating import page_environment
 
-
-def page_environment(package: str) -> jinja2.Environment:
-    """Templates of ``package``'s ``templates/`` folder, autoescaped, strict about names."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,  # a misspelt name is an error, not a blank
-    )
+__all__ = ["page_environment"]

@@ -64,12 +64,17 @@ def test_the_wheel_holds_the_checks_wing_only_and_needs_no_grading_tools(kits):
         names = wheel.namelist()
         metadata = wheel.read("autograd_course_kit-0.1.0.dist-info/METADATA").decode()
     packages = {name.rsplit("/", 1)[0] for name in names if name.startswith("autograder")}
-    assert packages == {"autograder", "autograder/checks", "autograder/checks/messages"}
+    assert packages == {
+        "autograder",
+        "autograder/checks",
+        "autograder/checks/messages",
+        "autograder/checks/templates",  # the checks' HTML fragments
+    }
     assert not [name for name in names if name.endswith(".pyc")]
     requires = sorted(
         line.split()[1] for line in metadata.splitlines() if line.startswith("Requires-Dist")
     )
-    assert requires == ["ipython>=8", "matplotlib>=3.8", "numpy>=1.26", "torch>=2.6"]
+    assert requires == ["ipython>=8", "jinja2>=3.1", "matplotlib>=3.8", "numpy>=1.26", "torch>=2.6"]
 
 
 @pytest.mark.parametrize("language", ["en", "es"])
