@@ -285,7 +285,21 @@ BUGS += (
         # test_hvp borrows the reference's Sqrt: only Sqrt's own check loses.
         loses=frozenset({"test_sqrt"}),
     ),
+    PlantedBug(
+        student="bug-scaler-misses-nan",
+        assignment="09-mixed-precision",
+        cell="loss_scaler",
+        story="the loss scaler looks for inf only: it steps on a NaN gradient and never backs off",
+        edits=(
+            (
+                "if not np.isfinite(parameter.grad).all():",
+                "if np.isinf(parameter.grad).any():",
+            ),
+        ),
+        loses=frozenset({"test_loss_scaler"}),
+    ),
 )
+
 
 REFERENCE = "reference"
 BLANK = "blank"
