@@ -253,7 +253,7 @@ BUGS += (
         loses=frozenset({"test_clip_grad_norm"}),
     ),
     PlantedBug(
-        student="bug-flow-checks-requires-grad",
+        student="bug-flow-lists-frozen",
         assignment="07-faq",
         cell="gradient_flow",
         story="parameters_without_grad lists frozen parameters, not those without a gradient",
