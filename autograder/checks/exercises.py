@@ -127,6 +127,21 @@ CATALOGUE: tuple[Exercise, ...] = (
     Exercise("07-faq", "transfer_step", ("transfer_step",), ("test_transfer_step",)),
     Exercise("08-capstone", "mlp", ("MLP.forward",), ("test_mlp_and_step",)),
     Exercise("08-capstone", "train_step", ("train_step",), ("test_training_matches_torch",)),
+    Exercise(
+        "09-mixed-precision",
+        "parameter",
+        ("Module.__setattr__", "Module.named_modules"),
+        ("test_parameters",),
+    ),
+    Exercise("09-mixed-precision", "cast", ("Cast.forward", "Cast.backward"), ("test_cast",)),
+    Exercise("09-mixed-precision", "half_forward", ("half_forward",), ("test_half_forward",)),
+    Exercise(
+        "09-mixed-precision",
+        "loss_scaler",
+        ("LossScaler.scale", "LossScaler.unscale_", "LossScaler.step", "LossScaler.update"),
+        ("test_loss_scaler",),
+    ),
+    Exercise("09-mixed-precision", "amp_step", ("amp_train_step",), ("test_amp_training",)),
 )
 
 

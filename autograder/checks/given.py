@@ -54,6 +54,7 @@ REFERENCE_MODULES = (
     "double_backward",
     "transfer",
     "capstone",
+    "amp",
 )
 
 
@@ -129,11 +130,23 @@ def part_source(part: str) -> str:
     if "." not in part:
         return _source(reference_function(part))
     class_name, name = part.split(".")
-    value = inspect.getattr_static(reference_class(class_name), name)
-    functions = functions_of(value)
+    functions = reference_attribute_functions(class_name, name)
     if not functions:
         raise LookupError(f"the reference's {part} is not a function or property")
     return "\n".join(dict.fromkeys(_source(f) for f in functions))
+
+
+def reference_attribute_functions(class_name: str, name: str) -> list[types.FunctionType]:
+    """The functions of attribute ``name`` of the first reference class ``class_name`` that
+    has it as one: 09's ``Module.__setattr__`` is on notebook 09's ``Module`` only, while 01's
+    ``Module.named_parameters`` is found on 01's first."""
+    for module in reference_modules():
+        found = getattr(module, class_name, None)
+        if isinstance(found, type):
+            functions = functions_of(inspect.getattr_static(found, name, None))
+            if functions:
+                return functions
+    return []
 
 
 def reference_sources(parts: Iterable[str]) -> dict[str, str]:

@@ -253,7 +253,7 @@ BUGS += (
         loses=frozenset({"test_clip_grad_norm"}),
     ),
     PlantedBug(
-        student="bug-flow-checks-requires-grad",
+        student="bug-flow-lists-frozen",
         assignment="07-faq",
         cell="gradient_flow",
         story="parameters_without_grad lists frozen parameters, not those without a gradient",
@@ -285,7 +285,21 @@ BUGS += (
         # test_hvp borrows the reference's Sqrt: only Sqrt's own check loses.
         loses=frozenset({"test_sqrt"}),
     ),
+    PlantedBug(
+        student="bug-scaler-misses-nan",
+        assignment="09-mixed-precision",
+        cell="loss_scaler",
+        story="the loss scaler looks for inf only: it steps on a NaN gradient and never backs off",
+        edits=(
+            (
+                "if not np.isfinite(parameter.grad).all():",
+                "if np.isinf(parameter.grad).any():",
+            ),
+        ),
+        loses=frozenset({"test_loss_scaler"}),
+    ),
 )
+
 
 REFERENCE = "reference"
 BLANK = "blank"

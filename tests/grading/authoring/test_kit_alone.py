@@ -171,10 +171,10 @@ def solved(release, solution):
 
 
 # Typed-in runs of the notebooks whose checks borrow other exercises (00's no_grad on Scalar,
-# 01's exercises.alone, 05's SGD with add_ and the version check): the kit runs the
+# 01's and 09's exercises.alone, 05's SGD with add_ and the version check): the kit runs the
 # student's own parts there. The others take as long again and prove less; nbval runs every
 # solution notebook with the course's environment.
-SOLVED = ["00-recipe", "01-worked-example", "05-common-pitfalls"]
+SOLVED = ["00-recipe", "01-worked-example", "05-common-pitfalls", "09-mixed-precision"]
 
 
 @pytest.mark.parametrize("assignment", SOLVED)

@@ -43,6 +43,7 @@ CARD_SECTIONS = {
     "06-alternatives": "Alternativas",
     "07-faq": "Preguntas frecuentes",
     "08-capstone": "Relacionado: bucles de entrenamiento",
+    "09-mixed-precision": "Relacionado: GPUs y Precisión Mixta",
 }
 
 

@@ -128,6 +128,72 @@ HAND_MUTANTS: tuple[HandMutant, ...] = (
         "    clip_grad_norm_(model.parameters(), max_norm)\n",
         "    clip_grad_norm_(model.parameters(), 1.0)\n",
     ),
+    HandMutant(
+        "hand-09-setattr-none-unregisters",
+        "09-mixed-precision",
+        "parameter",
+        "None assigned to a registered parameter becomes a plain attribute, and the old "
+        "parameter stays listed",
+        "            parameters[name] = None  # still registered, as None: skipped when listing\n",
+        "            object.__setattr__(self, name, None)\n",
+    ),
+    HandMutant(
+        "hand-09-memo-per-branch",
+        "09-mixed-precision",
+        "parameter",
+        "each submodule starts a memo of its own: a module reached twice is listed twice",
+        "yield from module.named_modules(memo, ",
+        "yield from module.named_modules(None, ",
+    ),
+    HandMutant(
+        "hand-09-last-gradient-decides",
+        "09-mixed-precision",
+        "loss_scaler",
+        "the inf/NaN check keeps only the last gradient's verdict, not any of them",
+        "                if not np.isfinite(parameter.grad).all():\n"
+        "                    self._found_inf = True\n",
+        "                self._found_inf = not np.isfinite(parameter.grad).all()\n",
+    ),
+    HandMutant(
+        "hand-09-float32-products",
+        "09-mixed-precision",
+        "loss_scaler",
+        "backs off and grows in float32 arithmetic (torch multiplies in float64, then rounds)",
+        "np.float32(np.float64(self._scale) * self.backoff_factor)",
+        "self._scale * np.float32(self.backoff_factor)",
+    ),
+    HandMutant(
+        "hand-09-skips-keep-count",
+        "09-mixed-precision",
+        "loss_scaler",
+        "an overflow backs the scale off but leaves the count of clean steps as it was",
+        "            self._growth_tracker = 0\n        else:",
+        "        else:",
+    ),
+    HandMutant(
+        "hand-09-step-always-unscales",
+        "09-mixed-precision",
+        "loss_scaler",
+        "step unscales again after an explicit unscale_ (torch unscales only once)",
+        '        if self._stage == "ready":\n            self.unscale_(optimizer)\n',
+        "        self.unscale_(optimizer)\n",
+    ),
+    HandMutant(
+        "hand-09-unscaled-backward",
+        "09-mixed-precision",
+        "amp_step",
+        "backward from the loss itself: the scaler's scale never reaches the gradients",
+        "    scaler.scale(loss).backward()\n",
+        "    loss.backward()\n",
+    ),
+    HandMutant(
+        "hand-09-update-before-step",
+        "09-mixed-precision",
+        "amp_step",
+        "updates the scale before stepping",
+        "    scaler.step(optimizer)\n    scaler.update()\n",
+        "    scaler.update()\n    scaler.step(optimizer)\n",
+    ),
 )
 
 
