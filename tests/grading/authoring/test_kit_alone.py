@@ -5,7 +5,6 @@ its python executes the released notebooks blank (exercises unwritten) and with 
 reference solutions typed into the answer cells."""
 
 import copy
-import importlib.metadata
 import json
 import re
 import subprocess
@@ -17,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.grading.authoring.hub.environments import closure, normalised
+from autograder.grading.authoring.hub.environments import closure, installed_tops
 from autograder.grading.cli import main
 from autograder.grading.course.repo_paths import (
     REPO_ROOT,
@@ -35,14 +34,10 @@ KERNEL = "ipykernel"
 def link_distributions(names: set[str], site: Path) -> None:
     """Symlink every top-level file and folder of those distributions into ``site`` (the
     packages as installed here, without copying torch's gigabyte)."""
-    for dist in importlib.metadata.distributions():
-        if normalised(dist.metadata["Name"]) not in names:
-            continue
-        root = Path(dist.locate_file(""))
-        tops = {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}
+    for _, tops in installed_tops(names):
         for top in tops:
-            if (root / top).exists() and not (site / top).exists():
-                (site / top).symlink_to(root / top)
+            if not (site / top.name).exists():
+                (site / top.name).symlink_to(top)
 
 
 @pytest.fixture(scope="module")

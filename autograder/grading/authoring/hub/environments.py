@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -85,19 +86,28 @@ def link_tree(source: Path, target: Path, skip: set[str] | None = None) -> None:
                 link_file(Path(folder) / name, here / name)
 
 
-def link_distributions(names: set[str], site: Path) -> None:
-    """Every top-level file and folder of those installed distributions, linked into
-    ``site``, and their commands (``alembic``, ``jupyter``, ``nbgrader``...) written into the
-    environment's bin/ for its own python (this environment's scripts name this python)."""
-    python = site.parents[2] / "bin" / "python"
+def installed_tops(
+    names: set[str],
+) -> Iterator[tuple[importlib.metadata.Distribution, list[Path]]]:
+    """Each installed distribution of ``names`` with the top-level files and folders it put
+    in site-packages (those that exist: a record may list what was since removed)."""
     for dist in importlib.metadata.distributions():
         if normalised(dist.metadata["Name"]) not in names:
             continue
         root = Path(dist.locate_file(""))
         tops = {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}
+        yield dist, [root / top for top in sorted(tops) if (root / top).exists()]
+
+
+def link_distributions(names: set[str], site: Path) -> None:
+    """Every top-level file and folder of those installed distributions, linked into
+    ``site``, and their commands (``alembic``, ``jupyter``, ``nbgrader``...) written into the
+    environment's bin/ for its own python (this environment's scripts name this python)."""
+    python = site.parents[2] / "bin" / "python"
+    for dist, tops in installed_tops(names):
         for top in tops:
-            if (root / top).exists() and not (site / top).exists():
-                link_tree(root / top, site / top)
+            if not (site / top.name).exists():
+                link_tree(top, site / top.name)
         for entry in dist.entry_points.select(group="console_scripts"):
             write_script(python.parent / entry.name, python, entry.module, entry.attr)
 
