@@ -465,7 +465,8 @@ def test_nothing_of_a_job_reaches_the_next_one_in_the_same_worker(leak_course, t
     from autograder.grading.pipeline.autograde.dask_worker import grade_payload
 
     first, second = leak_specs(leak_course, tmp_path)
-    with grading_client(workers=1) as client:
+    with grading_client(workers=1) as grading:
+        client = grading.client
         (pid,) = client.run(os.getpid).values()
         ada, grace = (
             pickle.loads(client.submit(grade_payload, pickle.dumps(spec), 300, None).result())

@@ -1,5 +1,5 @@
-"""The grading process's side of Dask: a cluster to grade on (a local one started and stopped
-here, or an existing one reached at ``tcp://HOST:PORT``), and the jobs sent to it as bytes,
+"""The grading process's side of Dask: a cluster to grade on (this process's local one, kept
+between runs, or an existing one reached at ``tcp://HOST:PORT``), and the jobs sent to it as bytes,
 their results recorded here, each (student, assignment) once.
 
 Dask runs a task at least once: a worker killed in the middle of a job has the job run again
@@ -9,12 +9,11 @@ is recorded once, by this process alone (the course gradebook has one writer), a
 """
 
 import contextlib
-import logging
 import os
 import pickle
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grading.course.course_root import AutogradeError
@@ -25,6 +24,7 @@ from autograder.grading.pipeline.autograde.dask_worker import (
 )
 from autograder.grading.pipeline.autograde.job_spec import JobSpec
 from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
+from autograder.grading.pipeline.autograde.local_cluster import KEPT
 from autograder.grading.pipeline.autograde.overruns import Overruns
 from autograder.grading.pipeline.autograde.processes import kill_run_processes
 
@@ -32,55 +32,35 @@ CONNECT_TIMEOUT = 10.0  # seconds to reach an existing scheduler before giving u
 # Tasks in flight per worker thread: enough to keep every worker busy while results come
 # back, few enough that a large cohort's files are not all in memory at once.
 IN_FLIGHT_PER_THREAD = 2
-LOCAL_SCHEDULER_CONFIG = {
-    # A local cluster gives up on a job after this many dead workers plus one (Dask's
-    # default is 3): a submission that kills its worker is graded twice, as a dead kernel is.
-    "distributed.scheduler.allowed-failures": 1,
-    # One job per worker at a time, none queued behind it: a job waiting on a worker that
-    # dies counts that death against it too (Dask's default of 1.1 queues a second one).
-    "distributed.scheduler.worker-saturation": 1.0,
-}
 
 
 class SchedulerUnreachable(AutogradeError):
     """No Dask scheduler answered at the address given."""
 
 
-@contextlib.contextmanager
-def grading_client(workers: int, scheduler: str | None = None) -> Iterator[object]:
-    """A Dask client on a local cluster of ``workers`` processes (started here, stopped on
-    the way out), or on the existing cluster at ``scheduler``; its workers prepared."""
-    import dask
-    from distributed import Client, LocalCluster
+@dataclass(frozen=True)
+class GradingCluster:
+    """A Dask client to grade with, and the marker its processes carry when the cluster is
+    local (its processes are then this one's children; None for an existing cluster)."""
 
-    cluster = None
-    if scheduler:
-        client = connect(scheduler)
-    else:
-        with dask.config.set(LOCAL_SCHEDULER_CONFIG):
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,  # grade_job owns its process while it runs
-                processes=True,
-                host="127.0.0.1",  # nothing outside this machine can send it work
-                dashboard_address=None,
-                # The scheduler serves /health over HTTP even without a dashboard: on a
-                # free loopback port, not on 8787 (taken by the first of two runs).
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                worker_dashboard_address=None,
-                memory_limit=0,  # the kernels have their own limit, set at their launch
-                silence_logs=logging.CRITICAL,
-            )
-        client = Client(cluster, set_as_default=False)
+    client: object
+    local_tag: str | None
+
+
+@contextlib.contextmanager
+def grading_client(workers: int, scheduler: str | None = None) -> Iterator[GradingCluster]:
+    """This process's local cluster of ``workers`` processes (kept for the next run:
+    ``local_cluster``), or the existing cluster at ``scheduler``; its workers prepared."""
+    if not scheduler:
+        with KEPT.lend(workers) as local:
+            yield GradingCluster(local.client, local.tag)
+        return
+    client = connect(scheduler)
     try:
-        client.register_plugin(
-            GradingWorkerSetup(ignore_interrupts=cluster is not None), name=PLUGIN_NAME
-        )
-        yield client
+        client.register_plugin(GradingWorkerSetup(), name=PLUGIN_NAME)
+        yield GradingCluster(client, None)
     finally:
         client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def connect(scheduler: str) -> object:

@@ -36,6 +36,7 @@ from autograder.grading.pipeline.autograde.kernel_launch import (
     SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
+from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
 from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME, read_record
@@ -81,6 +82,8 @@ def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
         # The channel's socket goes where a sandboxed kernel can reach it.
         config.TrustedExecute.socket_dir = str(sandbox.runtime if sandbox else root)
         config.TrustedExecute.source_folder = str(root / "source" / spec.assignment)
+        # Removed with the job folder, even when the worker grading it is killed.
+        config.TrustedExecute.private_dir = str(root)
     if sandbox is not None:
         config.KernelManager.transport = "ipc"
         config.KernelManager.ip = sandbox.ipc_address
@@ -174,7 +177,12 @@ def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) 
 def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
     """Grade one submission in a fresh folder under ``scratch`` (a temp dir by default)."""
     started = time.perf_counter()
-    root = Path(tempfile.mkdtemp(prefix="autograde-job-", dir=scratch))
+    # In a run's scratch folder (removed by the grading process) the name stays short: the
+    # channel's socket path in it must fit a unix socket address (108 bytes).
+    if scratch is None:
+        root = owned_temp_folder("autograde-job-")
+    else:
+        root = Path(tempfile.mkdtemp(prefix="autograde-job-", dir=scratch))
     sandbox = None
     try:
         write_files(root / "source" / spec.assignment, spec.source)

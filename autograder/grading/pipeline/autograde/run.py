@@ -5,7 +5,6 @@ as it finishes."""
 import contextlib
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -38,6 +37,7 @@ from autograder.grading.pipeline.autograde.notebook_check import (
     known_notebooks,
 )
 from autograder.grading.pipeline.autograde.orphans import sweeping
+from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.autograde.plan import plan, skipped_record
 from autograder.grading.pipeline.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
@@ -172,20 +172,19 @@ def autograde_assignments(
         settings.sandbox, hide_packages, hide_engine=trusted
     )
     # Outside the course root: nothing of a job is where a kernel could look for it.
-    jobs_root = Path(tempfile.mkdtemp(prefix="autograde-run-"))
+    jobs_root = owned_temp_folder("autograde-run-")
     try:
-        # The orphan sweep (a local cluster's only: its processes are this one's children)
-        # is set up before the cluster starts, so that the cluster's processes carry its
-        # marker. Connected first: an unreachable scheduler stops the run before any write.
+        # Connected first: an unreachable scheduler stops the run before any write. The
+        # orphan sweep is a local cluster's only: its processes are this one's children.
         with (
-            sweeping(jobs_root.name) if local else contextlib.nullcontext() as sweeper,
-            grading_client(workers, settings.scheduler) as client,
+            grading_client(workers, settings.scheduler) as grading,
+            sweeping(grading.local_tag) if local else contextlib.nullcontext() as sweeper,
         ):
             # Said once connected: an unreachable scheduler's error stays the only line.
             if settings.progress and sandbox_options is not None:
                 print(f"sandbox: {sandbox_description()}", file=sys.stderr)
             cluster = ClusterRun(
-                client=client,
+                client=grading.client,
                 course=course,
                 config=config_as_dict(course),
                 jobs_root=jobs_root,

@@ -26,6 +26,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
+from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.verdicts import forked_kernels
 from autograder.grading.pipeline.verdicts.cells import (
     free_names,
@@ -106,6 +107,9 @@ class TrustedExecute(Execute):
     source_folder = Unicode(
         "", help="the assignment's instructor notebooks (for the torch twins the tests use)"
     ).tag(config=True)
+    private_dir = Unicode(
+        "", help="folder for the trusted kernel's own files (default: the temp folder)"
+    ).tag(config=True)
     serve_wait = Float(20.0, help="seconds for the student's kernel to connect").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
@@ -125,7 +129,7 @@ class TrustedExecute(Execute):
         # folder) go in a private one, so that nothing there is the student's to change and
         # nothing the trusted kernel writes shows in the folders a lending copy is checked in.
         folder = Path(tempfile.mkdtemp(prefix="verdicts-", dir=self.socket_dir or None))
-        private = Path(tempfile.mkdtemp(prefix="verdicts-trusted-"))
+        private = owned_temp_folder("verdicts-trusted-", self.private_dir or None)
         try:
             write_trusted_kernelspec(private / "kernels")
             self._socket = str(folder / "channel.sock")

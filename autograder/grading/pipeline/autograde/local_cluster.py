@@ -1,0 +1,167 @@
+"""The local Dask cluster a grading process grades on, kept from one run to the next.
+
+Starting one costs seconds (nannies spawning workers that import distributed and nbgrader,
+then a warm process each importing torch) and stopping one 1-2 s more: a process that grades
+several times (the mutation tool's notebook after notebook, a test session, an instructor's
+own script) pays that once. A run reuses the kept cluster only when it asks for as many
+workers, in the same environment (a worker reads its grading environment once, when it
+starts), every worker answers and no other run holds it; otherwise a fresh cluster replaces
+it (or, while another run holds it, serves this run alone). A run that ends in an exception
+closes it: a cluster in an unknown state is never reused.
+
+Every process the cluster starts carries the orphan sweep's marker (the cluster's tag) in its
+environment: it is set in this process's environment for the cluster's life, so a worker its
+nanny starts again between runs carries it too (``orphans``).
+"""
+
+import atexit
+import contextlib
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from autograder.grading.pipeline.autograde.dask_worker import PLUGIN_NAME, GradingWorkerSetup
+from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
+
+LOCAL_SCHEDULER_CONFIG = {
+    # A local cluster gives up on a job after this many dead workers plus one (Dask's
+    # default is 3): a submission that kills its worker is graded twice, as a dead kernel is.
+    "distributed.scheduler.allowed-failures": 1,
+    # One job per worker at a time, none queued behind it: a job waiting on a worker that
+    # dies counts that death against it too (Dask's default of 1.1 queues a second one).
+    "distributed.scheduler.worker-saturation": 1.0,
+}
+# Seconds a kept cluster's workers may take to answer before it is replaced (a worker
+# killed at the end of the last run is being started again by its nanny).
+WORKERS_BACK_TIMEOUT = 30.0
+
+
+@dataclass
+class LocalGrading:
+    """A local cluster, its client, the marker its processes carry, and what it was
+    started for (the worker count and this process's environment then)."""
+
+    cluster: object
+    client: object
+    tag: str
+    workers: int
+    environment: dict[str, str]
+
+    def fits(self, workers: int) -> bool:
+        """Whether a run of ``workers`` workers, started now, may grade on this cluster."""
+        if workers != self.workers or self.environment != environment_now():
+            return False
+        if self.client.status != "running":
+            return False
+        try:
+            self.client.wait_for_workers(workers, timeout=WORKERS_BACK_TIMEOUT)
+            # Each worker asked: one just killed may still be on the scheduler's list.
+            answered = self.client.run(os.getpid)
+        except Exception:  # a scheduler that died, a worker that is gone or never came back
+            return False
+        return len(answered) == workers
+
+    def close(self) -> None:
+        """Stop the cluster; its marker leaves this process's environment."""
+        try:
+            with contextlib.suppress(Exception):
+                self.client.close()
+            self.cluster.close()
+        finally:
+            if os.environ.get(CLUSTER_MARKER_ENV) == self.tag:
+                os.environ.pop(CLUSTER_MARKER_ENV)
+
+
+def environment_now() -> dict[str, str]:
+    """This process's environment, less the cluster marker."""
+    return {k: v for k, v in os.environ.items() if k != CLUSTER_MARKER_ENV}
+
+
+def start_local(workers: int) -> LocalGrading:
+    """A new local cluster of ``workers`` one-thread worker processes on 127.0.0.1."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    tag = f"autograde-cluster-{uuid.uuid4().hex[:12]}"
+    os.environ[CLUSTER_MARKER_ENV] = tag  # before any process of the cluster starts
+    try:
+        with dask.config.set(LOCAL_SCHEDULER_CONFIG):
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,  # grade_job owns its process while it runs
+                processes=True,
+                host="127.0.0.1",  # nothing outside this machine can send it work
+                dashboard_address=None,
+                # The scheduler serves /health over HTTP even without a dashboard: on a
+                # free loopback port, not on 8787 (taken by the first of two runs).
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                worker_dashboard_address=None,
+                memory_limit=0,  # the kernels have their own limit, set at their launch
+                silence_logs=logging.CRITICAL,
+            )
+        client = Client(cluster, set_as_default=False)
+        # A local cluster's workers share the terminal with the grading process: Ctrl-C is
+        # that process's to handle (it stops the cluster), not theirs to print about.
+        client.register_plugin(GradingWorkerSetup(ignore_interrupts=True), name=PLUGIN_NAME)
+    except BaseException:
+        if os.environ.get(CLUSTER_MARKER_ENV) == tag:
+            os.environ.pop(CLUSTER_MARKER_ENV)
+        raise
+    # Read after the start: Dask sets a few variables here as it starts its workers
+    # (thread counts, the parent's pid), which would otherwise tell every later run apart.
+    return LocalGrading(cluster, client, tag, workers, environment_now())
+
+
+class KeptCluster:
+    """At most one local cluster, lent to one run at a time and kept between runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # held by the run the cluster is lent to
+        self._kept: LocalGrading | None = None
+
+    @contextlib.contextmanager
+    def lend(self, workers: int) -> Iterator[LocalGrading]:
+        """The kept cluster if it fits ``workers``, else a fresh one kept in its place; a
+        private one (closed at the end) while another run holds the kept one."""
+        if not self._lock.acquire(blocking=False):
+            private = start_local(workers)
+            try:
+                yield private
+            finally:
+                private.close()
+            return
+        try:
+            if self._kept is not None and not self._kept.fits(workers):
+                self._close_kept()
+            if self._kept is None:
+                self._kept = start_local(workers)
+            try:
+                yield self._kept
+            except BaseException:
+                self._close_kept()
+                raise
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        """Stop the kept cluster now (waits for a run holding it to end)."""
+        with self._lock:
+            self._close_kept()
+
+    def _close_kept(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.close()
+
+
+KEPT = KeptCluster()
+atexit.register(KEPT.close)
+
+
+def close_kept_cluster() -> None:
+    """Stop the local cluster this process keeps between runs, if any (it is stopped at
+    exit anyway)."""
+    KEPT.close()
