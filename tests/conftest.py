@@ -1,5 +1,6 @@
 """Shared set-up: kernels started by tests come from this environment."""
 
+import json
 import os
 
 from postgres_server import postgres_server  # noqa: F401  (the PostgreSQL test server)
@@ -36,3 +37,24 @@ def pytest_collection_modifyitems(items):
     """Run the slowest files' tests first (a stable sort: their order within kept)."""
     rank = {name: position for position, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+TIMELINE_ENV = "AUTOGRADER_TEST_TIMELINE"  # a file: each test phase's worker, start and stop
+
+
+def pytest_runtest_logreport(report):
+    """With AUTOGRADER_TEST_TIMELINE set, add each phase of each test to that file (one JSON
+    line: worker, test, phase, start, stop), to see how busy the test processes kept the
+    machine over a run (`python -m tests.timeline FILE`)."""
+    path = os.environ.get(TIMELINE_ENV)
+    if not path or not hasattr(report, "start"):
+        return
+    line = {
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "test": report.nodeid,
+        "phase": report.when,
+        "start": report.start,
+        "stop": report.stop,
+    }
+    with open(path, "a", encoding="utf-8") as timeline:
+        timeline.write(json.dumps(line) + "\n")

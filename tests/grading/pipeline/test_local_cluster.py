@@ -1,6 +1,6 @@
 """The local cluster is kept from one run to the next in a grading process: reused when a run
 asks for as many workers in the same environment, replaced otherwise, closed after a run that
-failed, never shared by two runs at once; its processes carry the orphan sweep's marker."""
+failed, never shared by two runs at once; the orphan sweep leaves its processes alone."""
 
 import os
 import threading
@@ -11,7 +11,7 @@ import pytest
 
 from autograder.grading.pipeline.autograde.dask_cluster import grading_client
 from autograder.grading.pipeline.autograde.local_cluster import KEPT, close_kept_cluster
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
+from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, sweeping
 
 
 def worker_pids(grading) -> set[int]:
@@ -36,13 +36,13 @@ def no_kept_cluster():
     close_kept_cluster()
     yield
     close_kept_cluster()
-    assert CLUSTER_MARKER_ENV not in os.environ, "a closed cluster's marker stayed"
+    assert CLUSTER_MARKER_ENV not in os.environ, "the cluster's marker stayed in the environment"
 
 
 def test_the_next_run_of_as_many_workers_reuses_the_cluster(no_kept_cluster):
     with grading_client(workers=1) as first:
         pids = worker_pids(first)
-        assert os.environ[CLUSTER_MARKER_ENV] == first.local_tag
+        assert all(marker_of(pid) == first.local_tag for pid in pids)
     with grading_client(workers=1) as second:
         assert second.local_tag == first.local_tag and worker_pids(second) == pids
     with grading_client(workers=2) as other:
@@ -61,17 +61,19 @@ def test_a_changed_environment_starts_a_fresh_cluster(no_kept_cluster, monkeypat
         assert psutil.Process(pid).environ().get("AUTOGRADER_TEST_SETTING") == "changed"
 
 
-def test_a_worker_started_again_between_runs_carries_the_marker(no_kept_cluster):
+def test_a_worker_started_again_between_runs_is_kept_by_the_next_runs_sweep(no_kept_cluster):
     with grading_client(workers=1) as first:
         (pid,) = worker_pids(first)
-    psutil.Process(pid).kill()  # its nanny starts another one
+    psutil.Process(pid).kill()  # its nanny starts another one, without the marker
     deadline = time.monotonic() + 60
     while worker_pids_now(first) in ({pid}, set()) and time.monotonic() < deadline:
         time.sleep(0.2)
-    with grading_client(workers=1) as second:
+    with grading_client(workers=1) as second, sweeping(second.local_tag) as sweeper:
         assert second.local_tag == first.local_tag
         (again,) = worker_pids(second)
-        assert again != pid and marker_of(again) == first.local_tag
+        assert again != pid and marker_of(again) is None
+        assert sweeper.sweep() == 0 and psutil.pid_exists(again)
+        assert worker_pids(second) == {again}
 
 
 def test_a_run_started_just_after_a_worker_was_killed_gets_answering_workers(no_kept_cluster):
@@ -82,7 +84,7 @@ def test_a_run_started_just_after_a_worker_was_killed_gets_answering_workers(no_
     psutil.Process(pid).kill()
     with grading_client(workers=1) as second:  # at once: not waiting for its nanny
         (answering,) = worker_pids(second)
-        assert answering != pid and marker_of(answering) == second.local_tag
+        assert answering != pid
 
 
 def test_a_run_that_fails_closes_the_cluster(no_kept_cluster):

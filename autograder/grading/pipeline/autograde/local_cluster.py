@@ -9,9 +9,10 @@ starts), every worker answers and no other run holds it; otherwise a fresh clust
 it (or, while another run holds it, serves this run alone). A run that ends in an exception
 closes it: a cluster in an unknown state is never reused.
 
-Every process the cluster starts carries the orphan sweep's marker (the cluster's tag) in its
-environment: it is set in this process's environment for the cluster's life, so a worker its
-nanny starts again between runs carries it too (``orphans``).
+The orphan sweep (``orphans``) keeps this process's children that carry the cluster's tag
+in their environment, and those older than the run: the cluster's processes started with
+the tag (it is set here while the cluster starts, and during each run), and a worker its
+nanny started again between runs is older than the next run.
 """
 
 import atexit
@@ -65,14 +66,10 @@ class LocalGrading:
         return len(answered) == workers
 
     def close(self) -> None:
-        """Stop the cluster; its marker leaves this process's environment."""
-        try:
-            with contextlib.suppress(Exception):
-                self.client.close()
-            self.cluster.close()
-        finally:
-            if os.environ.get(CLUSTER_MARKER_ENV) == self.tag:
-                os.environ.pop(CLUSTER_MARKER_ENV)
+        """Stop the cluster."""
+        with contextlib.suppress(Exception):
+            self.client.close()
+        self.cluster.close()
 
 
 def environment_now() -> dict[str, str]:
@@ -86,7 +83,8 @@ def start_local(workers: int) -> LocalGrading:
     from distributed import Client, LocalCluster
 
     tag = f"autograde-cluster-{uuid.uuid4().hex[:12]}"
-    os.environ[CLUSTER_MARKER_ENV] = tag  # before any process of the cluster starts
+    saved = os.environ.get(CLUSTER_MARKER_ENV)
+    os.environ[CLUSTER_MARKER_ENV] = tag  # what every process of the cluster starts with
     try:
         with dask.config.set(LOCAL_SCHEDULER_CONFIG):
             cluster = LocalCluster(
@@ -106,13 +104,14 @@ def start_local(workers: int) -> LocalGrading:
         # A local cluster's workers share the terminal with the grading process: Ctrl-C is
         # that process's to handle (it stops the cluster), not theirs to print about.
         client.register_plugin(GradingWorkerSetup(ignore_interrupts=True), name=PLUGIN_NAME)
-    except BaseException:
-        if os.environ.get(CLUSTER_MARKER_ENV) == tag:
-            os.environ.pop(CLUSTER_MARKER_ENV)
-        raise
-    # Read after the start: Dask sets a few variables here as it starts its workers
-    # (thread counts, the parent's pid), which would otherwise tell every later run apart.
-    return LocalGrading(cluster, client, tag, workers, environment_now())
+        # Read after the start: Dask sets a few variables here as it starts its workers
+        # (thread counts, the parent's pid), which would otherwise tell every run apart.
+        return LocalGrading(cluster, client, tag, workers, environment_now())
+    finally:
+        if saved is None:
+            os.environ.pop(CLUSTER_MARKER_ENV, None)
+        else:
+            os.environ[CLUSTER_MARKER_ENV] = saved
 
 
 class KeptCluster:
