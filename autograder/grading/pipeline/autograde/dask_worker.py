@@ -8,6 +8,7 @@ keeps it so on a worker started with more.
 """
 
 import contextlib
+import gc
 import hashlib
 import os
 import pickle
@@ -81,7 +82,16 @@ def grade_payload(payload: bytes, time_limit: float | None, scratch: str | None)
         folder = Path(scratch) if scratch else None
         with running_marker(folder, spec.token):
             outcome = grade_with_time_limit(spec, time_limit, folder)
+        settle_heap()
     return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def settle_heap() -> None:
+    """Collect a job's garbage, then take what outlived it (imports, caches: the process's
+    own) out of the collector's reach: otherwise a full collection over the 400,000 objects
+    nbgrader, nbconvert and Dask leave here lands in the middle of a job (0.15-0.2 s)."""
+    gc.collect()
+    gc.freeze()
 
 
 def running_file(scratch: Path, token: str) -> Path:

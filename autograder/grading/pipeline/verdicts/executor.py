@@ -22,6 +22,7 @@ import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.utils import ensure_async
+from jupyter_core.utils import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
@@ -70,6 +71,9 @@ class TrustedKernelClient(Execute):
         await ensure_async(self.kc.start_channels())
         self.kc.allow_stdin = False
         return self.kc
+
+    # nbclient's sync name wraps its own coroutine, not an override: wrapped again here.
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
 
 def write_trusted_kernelspec(folder: Path) -> None:
@@ -203,6 +207,9 @@ class TrustedExecute(Execute):
         msg_id, self._preamble = self._preamble, None
         wait = float(self.startup_timeout) + 120
         self._check_reply(self._reply(self._trusted, msg_id, wait), wait, check=True)
+        # The client connected before the kernel was up: its output channel may not be
+        # subscribed yet, and a test cell's output must not be lost (a kernel_info round).
+        run_sync(self._trusted.kc.wait_for_ready)(timeout=wait)
 
     def _run_silent(
         self, client: Execute, code: str, timeout: float, check: bool = True
