@@ -27,7 +27,7 @@ demo: $(STAMP)
 # third process fills those waits (measured: 17 min 1 s against 18 min 15 s with two, both
 # quiet; 21 min 28 s beside a full-time CPU hog, every test passing).
 test: $(STAMP) lint
-	$(BIN)/pytest -n 3 --dist loadfile --durations=30 tests solutions solutions-es --nbval-lax --nbval-current-env
+	$(BIN)/pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=30 tests solutions solutions-es --nbval-lax --nbval-current-env
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

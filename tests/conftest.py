@@ -13,23 +13,31 @@ os.environ["JUPYTER_PREFER_ENV_PATH"] = "1"
 os.environ.pop("MPLBACKEND", None)
 
 
-# The files whose set-up grades a cohort, slowest first (from `--durations`). pytest-xdist
-# hands files to its workers in collection order: starting the longest first keeps both
-# workers busy to the end, instead of one grading a cohort alone while the other waits.
+# The longest files first (from `--durations` and a timeline, `python -m tests.timeline`),
+# so that no long file starts last while the other test processes have run out of work.
+# pytest-xdist hands files out in collection order only with --no-loadscope-reorder
+# (the Makefile's): by default it hands out the files with the most tests first.
 SLOWEST_FIRST = (
     "test_pipeline.py",
-    "test_spanish_pipeline.py",
-    "test_mutation.py",
-    "test_independence.py",
-    "test_redteam.py",
-    "test_leftovers.py",
     "test_autograde.py",
-    "test_kit_alone.py",
+    "test_redteam.py",
     "test_hub.py",
-    "test_trusted_grading.py",
-    "test_hostile_submissions.py",
+    "test_leftovers.py",
+    "test_spanish_pipeline.py",
+    "test_independence.py",
     "test_sandbox.py",
+    "test_trusted_grading.py",
+    "test_dask_engine.py",
+    "test_mutation.py",
+    "test_kit_alone.py",
+    "test_release.py",
     "test_postgres_gradebook.py",
+    "test_local_cluster.py",
+    "test_benchmarks_smoke.py",
+    "test_no_autograd_in_kernel.py",
+    "test_hostile_submissions.py",
+    "test_lending.py",
+    "test_integrity.py",
 )
 
 
@@ -47,7 +55,8 @@ def pytest_runtest_logreport(report):
     line: worker, test, phase, start, stop), to see how busy the test processes kept the
     machine over a run (`python -m tests.timeline FILE`)."""
     path = os.environ.get(TIMELINE_ENV)
-    if not path or not hasattr(report, "start"):
+    # pytest-xdist's controller hears every worker's reports again (they carry ``node``).
+    if not path or not hasattr(report, "start") or hasattr(report, "node"):
         return
     line = {
         "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
