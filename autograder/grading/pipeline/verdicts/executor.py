@@ -23,6 +23,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.utils import ensure_async
 from jupyter_core.utils import run_sync
+from nbclient.util import run_hook
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
@@ -36,6 +37,7 @@ from autograder.grading.pipeline.verdicts.cells import (
     with_twins,
     without_autograd,
 )
+from autograder.grading.pipeline.verdicts.kernel_ready import kernel_ready
 from autograder.kernel.runtime_audit import SERVE_REQUEST
 
 TRUSTED_KERNEL = "autograder-trusted"
@@ -156,6 +158,22 @@ class TrustedExecute(Execute):
             shutil.rmtree(folder, ignore_errors=True)
             shutil.rmtree(private, ignore_errors=True)
 
+    async def async_start_new_kernel_client(self) -> Any:
+        """nbclient's client of the student's kernel, ready by ``kernel_ready`` (without
+        ``wait_for_ready``'s last 0.2 s)."""
+        self.kc = self.km.client()
+        await ensure_async(self.kc.start_channels())
+        try:
+            await kernel_ready(self.kc, float(self.startup_timeout))
+        except Exception:
+            await self._async_cleanup_kernel()
+            raise
+        self.kc.allow_stdin = False
+        await run_hook(self.on_notebook_start, notebook=self.nb)
+        return self.kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """A graded test cell in the trusted kernel; any other cell as nbgrader does."""
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -208,8 +226,8 @@ class TrustedExecute(Execute):
         wait = float(self.startup_timeout) + 120
         self._check_reply(self._reply(self._trusted, msg_id, wait), wait, check=True)
         # The client connected before the kernel was up: its output channel may not be
-        # subscribed yet, and a test cell's output must not be lost (a kernel_info round).
-        run_sync(self._trusted.kc.wait_for_ready)(timeout=wait)
+        # subscribed yet, and a test cell's output must not be lost.
+        run_sync(kernel_ready)(self._trusted.kc, wait)
 
     def _run_silent(
         self, client: Execute, code: str, timeout: float, check: bool = True
