@@ -10,7 +10,11 @@ import psutil
 import pytest
 
 from autograder.grading.pipeline.autograde.dask_cluster import grading_client
-from autograder.grading.pipeline.autograde.local_cluster import KEPT, close_kept_cluster
+from autograder.grading.pipeline.autograde.local_cluster import (
+    KEPT,
+    KeptCluster,
+    close_kept_cluster,
+)
 from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, sweeping
 
 
@@ -114,3 +118,16 @@ def test_a_run_beside_another_grades_on_a_private_cluster(no_kept_cluster):
     assert not any(psutil.pid_exists(pid) for pid in seen["pids"]), "the private one lives on"
     with grading_client(workers=1) as again:
         assert again.local_tag == held.local_tag, "the private cluster replaced the kept one"
+
+
+def test_a_cluster_left_without_a_run_stops():
+    keeper = KeptCluster(idle_stop=1.0)
+    with keeper.lend(1) as local:
+        pids = worker_pids(local)
+    deadline = time.monotonic() + 60
+    while keeper._kept is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert keeper._kept is None, "the idle cluster was kept"
+    while any(psutil.pid_exists(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)  # stopped: its worker is being reaped
+    assert not any(psutil.pid_exists(pid) for pid in pids), "its worker lives on"

@@ -7,7 +7,8 @@ own script) pays that once. A run reuses the kept cluster only when it asks for 
 workers, in the same environment (a worker reads its grading environment once, when it
 starts), every worker answers and no other run holds it; otherwise a fresh cluster replaces
 it (or, while another run holds it, serves this run alone). A run that ends in an exception
-closes it: a cluster in an unknown state is never reused.
+closes it: a cluster in an unknown state is never reused. Left without a run for
+``IDLE_STOP`` seconds, it stops.
 
 The orphan sweep (``orphans``) keeps this process's children that carry the cluster's tag
 in their environment, and those older than the run: the cluster's processes started with
@@ -34,10 +35,18 @@ LOCAL_SCHEDULER_CONFIG = {
     # One job per worker at a time, none queued behind it: a job waiting on a worker that
     # dies counts that death against it too (Dask's default of 1.1 queues a second one).
     "distributed.scheduler.worker-saturation": 1.0,
+    # No statistical profiler sampling the grading thread's stack every 10 ms, and the
+    # machine's counters read every 2 s rather than every 0.5 s: CPU the kernels need, for
+    # a dashboard nobody opens (and memory managing, off: the kernels have their limits).
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "2s",
 }
 # Seconds a kept cluster's workers may take to answer before it is replaced (a worker
 # killed at the end of the last run is being started again by its nanny).
 WORKERS_BACK_TIMEOUT = 30.0
+# Seconds a kept cluster waits for the next run before it stops: idle, its processes still
+# take a few percent of a core (heartbeats, the machine's counters).
+IDLE_STOP = 30.0
 
 
 @dataclass
@@ -117,9 +126,11 @@ def start_local(workers: int) -> LocalGrading:
 class KeptCluster:
     """At most one local cluster, lent to one run at a time and kept between runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_stop: float = IDLE_STOP) -> None:
         self._lock = threading.Lock()  # held by the run the cluster is lent to
         self._kept: LocalGrading | None = None
+        self._idle_stop = idle_stop
+        self._idle_timer: threading.Timer | None = None
 
     @contextlib.contextmanager
     def lend(self, workers: int) -> Iterator[LocalGrading]:
@@ -132,6 +143,7 @@ class KeptCluster:
             finally:
                 private.close()
             return
+        self._cancel_idle_stop()
         try:
             if self._kept is not None and not self._kept.fits(workers):
                 self._close_kept()
@@ -142,18 +154,37 @@ class KeptCluster:
             except BaseException:
                 self._close_kept()
                 raise
+            self._idle_timer = threading.Timer(self._idle_stop, self._stop_if_idle)
+            self._idle_timer.daemon = True
+            self._idle_timer.start()
         finally:
             self._lock.release()
+
+    def _stop_if_idle(self) -> None:
+        """The idle timer's end: stop the kept cluster unless a run holds it."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._close_kept()
+            finally:
+                self._lock.release()
+
+    def _cancel_idle_stop(self) -> None:
+        timer, self._idle_timer = self._idle_timer, None
+        if timer is not None:
+            timer.cancel()
 
     def close(self) -> None:
         """Stop the kept cluster now (waits for a run holding it to end)."""
         with self._lock:
+            self._cancel_idle_stop()
             self._close_kept()
 
     def _close_kept(self) -> None:
-        kept, self._kept = self._kept, None
-        if kept is not None:
-            kept.close()
+        if self._kept is not None:
+            try:
+                self._kept.close()
+            finally:
+                self._kept = None  # only once stopped: None means no cluster process left
 
 
 KEPT = KeptCluster()
