@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from autograder.grading.pipeline.autograde.dask_worker import PLUGIN_NAME, GradingWorkerSetup
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
+from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, marked
 
 LOCAL_SCHEDULER_CONFIG = {
     # A local cluster gives up on a job after this many dead workers plus one (Dask's
@@ -92,35 +92,27 @@ def start_local(workers: int) -> LocalGrading:
     from distributed import Client, LocalCluster
 
     tag = f"autograde-cluster-{uuid.uuid4().hex[:12]}"
-    saved = os.environ.get(CLUSTER_MARKER_ENV)
-    os.environ[CLUSTER_MARKER_ENV] = tag  # what every process of the cluster starts with
-    try:
-        with dask.config.set(LOCAL_SCHEDULER_CONFIG):
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,  # grade_job owns its process while it runs
-                processes=True,
-                host="127.0.0.1",  # nothing outside this machine can send it work
-                dashboard_address=None,
-                # The scheduler serves /health over HTTP even without a dashboard: on a
-                # free loopback port, not on 8787 (taken by the first of two runs).
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                worker_dashboard_address=None,
-                memory_limit=0,  # the kernels have their own limit, set at their launch
-                silence_logs=logging.CRITICAL,
-            )
-        client = Client(cluster, set_as_default=False)
-        # A local cluster's workers share the terminal with the grading process: Ctrl-C is
-        # that process's to handle (it stops the cluster), not theirs to print about.
-        client.register_plugin(GradingWorkerSetup(ignore_interrupts=True), name=PLUGIN_NAME)
-        # Read after the start: Dask sets a few variables here as it starts its workers
-        # (thread counts, the parent's pid), which would otherwise tell every run apart.
-        return LocalGrading(cluster, client, tag, workers, environment_now())
-    finally:
-        if saved is None:
-            os.environ.pop(CLUSTER_MARKER_ENV, None)
-        else:
-            os.environ[CLUSTER_MARKER_ENV] = saved
+    with marked(tag), dask.config.set(LOCAL_SCHEDULER_CONFIG):  # what its processes start with
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,  # grade_job owns its process while it runs
+            processes=True,
+            host="127.0.0.1",  # nothing outside this machine can send it work
+            dashboard_address=None,
+            # The scheduler serves /health over HTTP even without a dashboard: on a
+            # free loopback port, not on 8787 (taken by the first of two runs).
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            worker_dashboard_address=None,
+            memory_limit=0,  # the kernels have their own limit, set at their launch
+            silence_logs=logging.CRITICAL,
+        )
+    client = Client(cluster, set_as_default=False)
+    # A local cluster's workers share the terminal with the grading process: Ctrl-C is
+    # that process's to handle (it stops the cluster), not theirs to print about.
+    client.register_plugin(GradingWorkerSetup(ignore_interrupts=True), name=PLUGIN_NAME)
+    # Read after the start: Dask sets a few variables here as it starts its workers
+    # (thread counts, the parent's pid), which would otherwise tell every run apart.
+    return LocalGrading(cluster, client, tag, workers, environment_now())
 
 
 class KeptCluster:

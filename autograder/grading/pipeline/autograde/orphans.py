@@ -53,22 +53,32 @@ class OrphanSweeper:
 
 
 @contextlib.contextmanager
+def marked(tag: str) -> Iterator[None]:
+    """The cluster marker set to ``tag`` in this process's environment meanwhile (what the
+    processes started meanwhile inherit), then put back as it was."""
+    saved = os.environ.get(CLUSTER_MARKER_ENV)
+    os.environ[CLUSTER_MARKER_ENV] = tag
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(CLUSTER_MARKER_ENV, None)
+        else:
+            os.environ[CLUSTER_MARKER_ENV] = saved
+
+
+@contextlib.contextmanager
 def sweeping(run_tag: str) -> Iterator[OrphanSweeper]:
     """This process a subreaper and the cluster marker set meanwhile; a last sweep at the
     end, and both put back as they were."""
     was_subreaper = is_subreaper()
-    saved = os.environ.get(CLUSTER_MARKER_ENV)
     sweeper = OrphanSweeper(run_tag)
-    os.environ[CLUSTER_MARKER_ENV] = run_tag
-    set_subreaper(True)
-    try:
-        yield sweeper
-    finally:
+    with marked(run_tag):
+        set_subreaper(True)
         try:
-            sweeper.sweep()
+            yield sweeper
         finally:
-            set_subreaper(was_subreaper)
-            if saved is None:
-                os.environ.pop(CLUSTER_MARKER_ENV, None)
-            else:
-                os.environ[CLUSTER_MARKER_ENV] = saved
+            try:
+                sweeper.sweep()
+            finally:
+                set_subreaper(was_subreaper)

@@ -14,7 +14,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from autograder.grading.pipeline.verdicts.cells import (
     with_twins,
     without_autograd,
 )
-from autograder.grading.pipeline.verdicts.kernel_ready import kernel_ready
+from autograder.grading.pipeline.verdicts.kernel_ready import kernel_ready, reply_to
 from autograder.kernel.runtime_audit import SERVE_REQUEST
 
 TRUSTED_KERNEL = "autograder-trusted"
@@ -252,22 +251,11 @@ class TrustedExecute(Execute):
 
     def _reply(self, client: Execute, msg_id: str, timeout: float) -> dict | None:
         """The shell reply to ``msg_id`` within ``timeout`` seconds, or None."""
-        from nbclient.util import run_sync
-
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                message = run_sync(client.kc.get_shell_msg)(timeout=left)
-            except Exception:  # queue.Empty on timeout
-                return None
-            if message["parent_header"].get("msg_id") == msg_id:
-                return message
-        return None
+        return run_sync(reply_to)(client.kc.get_shell_msg, msg_id, timeout)
 
     def _await_reply(self, msg_id: str, timeout: float) -> None:
         """Wait for the student's kernel to finish serving; interrupt it if it does not."""
         from nbclient.exceptions import DeadKernelError
-        from nbclient.util import run_sync
 
         if self._reply(self, msg_id, 10.0) is not None:
             return

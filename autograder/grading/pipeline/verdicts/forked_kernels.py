@@ -87,6 +87,8 @@ def warm_socket() -> str:
     found = _warm.get(key)
     if found is not None and found[0].poll() is None:
         return found[1]
+    # Here, not at the top: the warm process runs this module, and the autograde package
+    # would bring Dask and nbgrader into every trusted kernel forked from it.
     from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 
     path = os.path.join(owned_temp_folder("trusted-kernels-"), "warm.sock")

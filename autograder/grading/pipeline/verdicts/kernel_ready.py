@@ -9,7 +9,6 @@ message left over from before is never taken for a cell's.
 """
 
 import time
-from queue import Empty
 
 ROUND = 1.0  # seconds each request waits for its answer before the next one is sent
 # Seconds for the request's "idle" once answered: it follows the answer at once on a
@@ -23,7 +22,7 @@ async def kernel_ready(client: object, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         request = client.kernel_info()
-        reply = await _reply_to(client.get_shell_msg, request, ROUND)
+        reply = await reply_to(client.get_shell_msg, request, ROUND)
         if reply is not None:
             client._handle_kernel_info_reply(reply)
             if await _idle_for(client.get_iopub_msg, request, IDLE_WAIT) is not None:
@@ -34,13 +33,14 @@ async def kernel_ready(client: object, timeout: float) -> None:
             raise RuntimeError(f"the kernel did not answer within {timeout:g} s")
 
 
-async def _reply_to(receive: object, request: str, wait: float) -> dict | None:
-    """The message answering ``request`` among those ``receive`` gives within ``wait`` s."""
+async def reply_to(receive: object, request: str, wait: float) -> dict | None:
+    """The message answering ``request`` among those ``receive`` (a channel's async
+    ``get_*_msg``) gives within ``wait`` s, or None."""
     end = time.monotonic() + wait
     while (left := end - time.monotonic()) > 0:
         try:
             message = await receive(timeout=left)
-        except Empty:
+        except Exception:  # queue.Empty on timeout; a closed channel answers no more either
             return None
         if message["parent_header"].get("msg_id") == request:
             return message
@@ -51,7 +51,7 @@ async def _idle_for(receive: object, request: str, wait: float) -> dict | None:
     """The "idle" status of ``request`` on the output channel within ``wait`` s."""
     end = time.monotonic() + wait
     while (left := end - time.monotonic()) > 0:
-        message = await _reply_to(receive, request, left)
+        message = await reply_to(receive, request, left)
         if message is None:
             return None
         if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
