@@ -81,6 +81,40 @@ def test_importing_what_notebooks_import_loads_nothing_from_grading():
     assert out.stdout.strip() == "[]", out.stdout
 
 
+def test_the_instructors_commands_do_not_import_torch():
+    """The command line, nbgrader's course config and a grading worker's module leave torch
+    unloaded: importing it cost every instructor command and every nbgrader run a second."""
+    code = (
+        "import sys\n"
+        "from autograder.grading.cli import main\n"
+        "try:\n"
+        "    main(['similarity', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "import autograder.grading.pipeline.feedback_exporter\n"
+        "import autograder.grading.pipeline.preprocessors.clear_hidden_tests\n"
+        "import autograder.grading.pipeline.preprocessors.hide_tracebacks\n"
+        "import autograder.grading.pipeline.autograde.dask_worker\n"
+        "import autograder.grading.assurance.demo\n"
+        "loaded = 'torch' in sys.modules, 'autograder.checks.parity' in sys.modules\n"
+        "print(*loaded, file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "False False", out.stderr
+
+
+def test_every_notebook_helper_is_named_by_the_package():
+    """``from autograder import *`` and tab completion offer each helper; a name the package
+    lacks is an AttributeError naming it."""
+    import autograder
+
+    namespace: dict = {}
+    exec("from autograder import *", namespace)
+    assert set(autograder.LAZY) <= set(namespace) and set(autograder.LAZY) <= set(dir(autograder))
+    with pytest.raises(AttributeError, match="no attribute 'check_parrity'"):
+        autograder.check_parrity  # noqa: B018
+
+
 def test_notebooks_import_everything_from_one_path():
     """Every import of the course's notebooks is ``from autograder import ...`` (or of a
     third-party library): the old paths stay for existing gradebooks only."""

@@ -336,8 +336,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _similarity(args: argparse.Namespace) -> int:
-    from autograder.grading.pipeline.similarity.compare import Settings
     from autograder.grading.pipeline.similarity.run import SimilarityError, run_similarity
+    from autograder.grading.pipeline.similarity.settings import Settings
 
     course = _course(args.root)
     settings = Settings(
@@ -565,7 +565,7 @@ def _add_mutate_command(commands) -> None:
 
 
 def _add_similarity_command(commands) -> None:
-    from autograder.grading.pipeline.similarity.compare import Settings
+    from autograder.grading.pipeline.similarity.settings import Settings
 
     defaults = Settings()
     similarity = commands.add_parser(

@@ -23,8 +23,8 @@ from autograder.grading.assurance.cohort import build_submission, solved_sources
 from autograder.grading.cli import main
 from autograder.grading.course.course_root import load_course
 from autograder.grading.course.repo_paths import COURSE_DIR, REPO_ROOT, SOLUTIONS_DIR, notebook_path
-from autograder.grading.pipeline.similarity.compare import Settings
 from autograder.grading.pipeline.similarity.run import run_similarity
+from autograder.grading.pipeline.similarity.settings import Settings
 
 RECIPE = "00-recipe"
 WORKED = "01-worked-example"

@@ -13,7 +13,6 @@ import hashlib
 import os
 import pickle
 import signal
-import sys
 import threading
 import time
 import traceback
@@ -47,9 +46,6 @@ class GradingWorkerSetup(WorkerPlugin):
 
 def prepare_process() -> None:
     """What a grading process needs before its first job; cheap to call again."""
-    # jsonschema imports rfc3987_syntax (if installed) only for the "iri" format, which no
-    # notebook schema uses; building its grammar costs about a second of every start-up.
-    sys.modules.setdefault("rfc3987_syntax", None)
     import nbgrader.converters  # noqa: F401
 
     from autograder.grading.course.nbgrader_workspace import grading_environment

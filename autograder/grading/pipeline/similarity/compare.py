@@ -18,19 +18,7 @@ from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import get_token_coverage
 
 from autograder.grading.pipeline.similarity.extract import Document
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The comparison's knobs; the defaults are the command line's."""
-
-    noise: int = 25  # k-gram length in filtered characters: shorter matches never count
-    guarantee: int = 30  # a match this long is always found (winnowing window = g - k + 1)
-    threshold: float = 0.75  # flag a pair whose score reaches this
-    min_overlap: int = 100  # ...and whose shared code is at least this many filtered chars
-    top: int = 20  # pairs shown side by side in the HTML page
-    detail: int = 500  # pairs, highest first, whose shared regions are located
-    floor: float = 0.2  # pairs scoring below this are left out of pairs.json
+from autograder.grading.pipeline.similarity.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from pathlib import Path
 import jinja2
 
 from autograder.grading.pipeline.html_pages import page_environment
-from autograder.grading.pipeline.similarity.compare import Pair, Region, Settings
+from autograder.grading.pipeline.similarity.compare import Pair, Region
 from autograder.grading.pipeline.similarity.extract import Document, Skipped
+from autograder.grading.pipeline.similarity.settings import Settings
 
 PAIRS_NAME = "pairs.json"
 PAGE_NAME = "report.html"
