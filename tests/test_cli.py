@@ -156,3 +156,41 @@ def test_report_reads_the_gradebook_and_folders_the_config_names(tmp_path, capsy
     page = (root / "report" / "00-recipe" / "report.html").read_text()
     assert "<td>alice</td>" in page and "decoy" not in page
     assert capsys.readouterr().out.strip() == str(root / "report" / "00-recipe" / "report.html")
+
+
+# A command stuck where a run would wait (here: while reading its arguments).
+STUCK_COMMAND = """
+import sys, time
+import autograder.grading.cli as cli
+
+def wait_forever():
+    print("waiting", flush=True)
+    time.sleep(60)
+
+cli.build_parser = wait_forever
+sys.argv = ["autograd-course", "autograde", "00-recipe"]
+cli.main()
+"""
+
+
+def test_sigusr1_prints_where_a_running_command_waits():
+    """`kill -USR1 PID` on a command that seems stuck: every thread's stack on stderr, the
+    command left running."""
+    import signal
+
+    stuck = subprocess.Popen(
+        [sys.executable, "-c", STUCK_COMMAND], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert stuck.stdout.readline().strip() == "waiting"
+        stuck.send_signal(signal.SIGUSR1)
+        lines = []
+        while not any("wait_forever" in line for line in lines):
+            lines.append(stuck.stderr.readline())
+            assert lines[-1], "".join(lines)
+        assert any("thread 0x" in line.lower() for line in lines), "".join(lines)
+        assert stuck.poll() is None, "the command must go on"
+    finally:
+        stuck.kill()
+        stuck.communicate()

@@ -7,8 +7,10 @@ commands (autograde, feedback, export, report) work on an nbgrader course root g
 
 import argparse
 import contextlib
+import faulthandler
 import os
 import shlex
+import signal
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -709,6 +711,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``autograd-course``."""
+    if argv is None:  # a command, not a call from Python
+        # `kill -USR1 PID` prints every thread's stack to stderr: where a run that seems stuck
+        # is waiting, without stopping it.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     args = build_parser().parse_args(argv)
     # Names this run to a second command on the same course root (course_lock).
     args.command_line = shlex.join(["autograd-course", *(sys.argv[1:] if argv is None else argv)])

@@ -219,7 +219,13 @@ def test_ctrl_c_stops_the_run_and_leaves_no_process(tiny):
     seen |= {p.pid for p in psutil.Process(grading.pid).children(recursive=True)}
     seen |= {p.pid for p in job_processes_of(root)}
     os.killpg(grading.pid, signal.SIGINT)
-    _, error = grading.communicate(timeout=120)
+    try:
+        _, error = grading.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.kill(grading.pid, signal.SIGUSR1)  # the command's threads' stacks, on stderr
+        time.sleep(2)
+        os.killpg(grading.pid, signal.SIGKILL)
+        pytest.fail(f"still running 120 s after Ctrl-C:\n{grading.communicate()[1]}")
     assert grading.returncode == 130
     assert error.strip().splitlines()[-1].startswith("interrupted:"), error
     assert "Traceback" not in error, error
