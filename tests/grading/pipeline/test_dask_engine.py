@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import nbformat
 import psutil
@@ -198,6 +199,20 @@ def test_an_unreachable_scheduler_is_one_line_exit_2_and_writes_nothing(tiny, ca
     assert course_state(root) == before
 
 
+# Runs the command after it with SIGINT and SIGQUIT at their defaults, as a terminal's shell
+# starts one. A process that inherits them ignored keeps ignoring Ctrl-C (Python installs its
+# handler only where SIGINT is not ignored), and in the suite the test process running this
+# test was found with both ignored (/proc's SigIgn, not by any signal.signal of ours).
+FROM_A_TERMINAL = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    "signal.signal(signal.SIGQUIT, signal.SIG_DFL)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
+
 def test_ctrl_c_stops_the_run_and_leaves_no_process(tiny):
     """SIGINT to the command's process group, as a terminal sends it, mid-job."""
     root, release = tiny
@@ -206,7 +221,7 @@ def test_ctrl_c_stops_the_run_and_leaves_no_process(tiny):
     hand_in(root, "sleeper", "tiny", sleeper)
     command = [sys.executable, "-m", "autograder.grading.cli", "autograde", "tiny"]
     grading = subprocess.Popen(
-        [*command, "--root", str(root), "--workers", "2"],
+        [*FROM_A_TERMINAL, *command, "--root", str(root), "--workers", "2"],
         start_new_session=True,
         stderr=subprocess.PIPE,
         text=True,
@@ -222,10 +237,16 @@ def test_ctrl_c_stops_the_run_and_leaves_no_process(tiny):
     try:
         _, error = grading.communicate(timeout=120)
     except subprocess.TimeoutExpired:
+        masks = [
+            (who, line)
+            for who in (grading.pid, "self")
+            for line in Path(f"/proc/{who}/status").read_text().splitlines()
+            if line.startswith(("SigBlk", "SigIgn", "SigCgt"))
+        ]
         os.kill(grading.pid, signal.SIGUSR1)  # the command's threads' stacks, on stderr
         time.sleep(2)
         os.killpg(grading.pid, signal.SIGKILL)
-        pytest.fail(f"still running 120 s after Ctrl-C:\n{grading.communicate()[1]}")
+        pytest.fail(f"still running 120 s after Ctrl-C ({masks}):\n{grading.communicate()[1]}")
     assert grading.returncode == 130
     assert error.strip().splitlines()[-1].startswith("interrupted:"), error
     assert "Traceback" not in error, error
