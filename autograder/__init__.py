@@ -11,10 +11,8 @@ Notebooks import everything they call from ``autograder``. Check cells use four 
 torch's).
 """
 
-from importlib import import_module
-from typing import Any
-
 from autograder.checks import CHECKS
+from autograder.checks.lazy import lazy_names
 
 # Everything a notebook cell calls, by the one import path ``from autograder import ...``;
 # each loaded when first asked for (PEP 562): ``import autograder.grading...`` in an
@@ -33,18 +31,5 @@ LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A notebook helper of ``LAZY``, imported from its module the first time it is named."""
-    if name not in LAZY:
-        raise AttributeError(f"module 'autograder' has no attribute {name!r}")
-    value = getattr(import_module(LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The notebook helpers too, for tab completion in a student's notebook."""
-    return sorted({*globals(), *LAZY})
-
-
+__getattr__, __dir__ = lazy_names(__name__, LAZY, globals())
 __all__ = list(LAZY)

@@ -6,8 +6,7 @@ The five check helpers load when first named (PEP 562), so that the grading tool
 a light module of this wing (``text_table``, ``seed``, ``templating``) without torch.
 """
 
-from importlib import import_module
-from typing import Any
+from autograder.checks.lazy import lazy_names
 
 CHECKS = {
     "ParityReport": "autograder.checks.parity",
@@ -17,19 +16,5 @@ CHECKS = {
     "check_raises_like": "autograder.checks.behaviour",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """A check helper of ``CHECKS``, imported from its module the first time it is named."""
-    if name not in CHECKS:
-        raise AttributeError(f"module 'autograder.checks' has no attribute {name!r}")
-    value = getattr(import_module(CHECKS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The check helpers too, for tab completion."""
-    return sorted({*globals(), *CHECKS})
-
-
+__getattr__, __dir__ = lazy_names(__name__, CHECKS, globals())
 __all__ = sorted(CHECKS)
