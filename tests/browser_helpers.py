@@ -254,12 +254,56 @@ def code_cell(page, text: str):
 
 
 def replace_source(page, cell, source: str) -> None:
-    """Type ``source`` into a cell's CodeMirror editor, replacing what is there."""
-    editor = cell.locator(".cm-content")
-    editor.click()
-    page.keyboard.press("Control+a")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
+    """Type ``source`` into a cell's CodeMirror editor, replacing what is there, and read it
+    back: a click that lands while a busy machine is still laying the notebook out loses the
+    keys after it, and the old source would stay. The cell is held by its element, not by
+    the text that ``cell`` may have been found by (which the typing replaces)."""
+    element = cell.element_handle()
+    editor = element.query_selector(".cm-content")
+    wanted = _without_spaces(source)
+    for _ in range(3):
+        editor.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(source)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if _without_spaces(editor.inner_text()) == wanted:
+                return
+            time.sleep(0.2)
+    raise AssertionError(f"the editor holds {editor.inner_text()!r} after typing {source!r}")
+
+
+def _without_spaces(text: str) -> str:
+    """Text as an editor shows it, whitespace (and CodeMirror's zero-width marks) removed."""
+    return "".join(c for c in text if not c.isspace() and c not in "\u200b\ufeff")
+
+
+@contextlib.contextmanager
+def evidence_on_failure(page, name: str, server: "LabServer | None" = None) -> Iterator[None]:
+    """When the block fails: the whole page as a screenshot, every cell's text (source,
+    prompt, outputs) and the server log's tail under build/screenshots/failed-NAME.*, named
+    in the error, so that a failure seen once in CI says what the page showed."""
+    try:
+        yield
+    except Exception as error:
+        from autograder.grading.course.repo_paths import REPO_ROOT
+
+        folder = REPO_ROOT / "build" / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        image, text = folder / f"failed-{name}.png", folder / f"failed-{name}.txt"
+        try:
+            page.screenshot(path=str(image), full_page=True)
+            cells = page.locator(".jp-Notebook .jp-Cell").all_inner_texts()
+            parts = [f"--- cell {i} ---\n{t}" for i, t in enumerate(cells)]
+            if server is not None:
+                parts.append(f"--- server log ---\n{server.log_tail()}")
+            text.write_text("\n".join(parts) + "\n")
+            error.add_note(f"the page when it failed: {image}, its cells: {text}")
+            error.add_note("\n".join(parts)[-6000:])
+        except Exception as unsaved:  # the page may be gone with the failure
+            error.add_note(f"no evidence saved: {unsaved}")
+        raise
 
 
 def run_cell(page, cell) -> None:

@@ -24,6 +24,7 @@ from browser_helpers import (
     chromium,
     code_cell,
     copy_course,
+    evidence_on_failure,
     jupyter_lab,
     replace_source,
     run_cell,
@@ -112,12 +113,14 @@ def test_student_notebook_and_formgrader_in_chromium(tmp_path):
             timings["student lab start"] = time.perf_counter() - started
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(PAGE_MS)
-            student_lab(page, server, shot, timings, started)
+            with evidence_on_failure(page, "student-lab", server):
+                student_lab(page, server, shot, timings, started)
         with jupyter_lab(root, tmp_path / "instructor-state") as server:
             timings["instructor lab start"] = time.perf_counter() - started
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(PAGE_MS)
-            instructor_lab(page, server, shot, timings, started)
+            with evidence_on_failure(page, "instructor-lab", server):
+                instructor_lab(page, server, shot, timings, started)
 
     timings["total"] = time.perf_counter() - started
     record = {"screenshots": shots, "seconds": {k: round(v, 1) for k, v in timings.items()}}

@@ -238,6 +238,7 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
         RUN_MS,
         chromium,
         code_cell,
+        evidence_on_failure,
         jupyter_lab,
         replace_source,
         run_menu,
@@ -268,34 +269,35 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
         with jupyter_lab(lab, tmp_path / "state", student=True) as server:
             page = browser.new_page(viewport={"width": 1200, "height": 1400})
             page.set_default_timeout(PAGE_MS)
-            page.goto(server.url(f"lab/tree/{PREREQUISITE}/{PREREQUISITE}.ipynb"))
-            # the status bar names the kernel once it is up (Run All before that asks
-            # which kernel to start)
-            expect(page.get_by_text("kit | Idle")).to_have_count(1)
-            run_menu(page, "Run All Cells")
-            last = code_cell(page, "print('kernel python:'")
-            expect(last.locator(".jp-OutputArea-output")).to_contain_text(
-                "reference engine: None", timeout=RUN_MS * 3
-            )
-            wait_until_run(last)
-            assert str(python) in last.locator(".jp-OutputArea-output").inner_text()
+            with evidence_on_failure(page, "kit-lab", server):
+                page.goto(server.url(f"lab/tree/{PREREQUISITE}/{PREREQUISITE}.ipynb"))
+                # the status bar names the kernel once it is up (Run All before that asks
+                # which kernel to start)
+                expect(page.get_by_text("kit | Idle")).to_have_count(1)
+                run_menu(page, "Run All Cells")
+                last = code_cell(page, "print('kernel python:'")
+                expect(last.locator(".jp-OutputArea-output")).to_contain_text(
+                    "reference engine: None", timeout=RUN_MS * 3
+                )
+                wait_until_run(last)
+                assert str(python) in last.locator(".jp-OutputArea-output").inner_text()
 
-            sgd = code_cell(page, sgd_first_line)
-            stderr = sgd.locator("[data-mime-type='application/vnd.jupyter.stderr']")
-            expect(stderr).to_contain_text(PREREQUISITE_MESSAGE)
-            stderr.scroll_into_view_if_needed()
-            frames = stderr.inner_text()
-            assert "site-packages" not in frames and "contextlib" not in frames, frames
-            sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
+                sgd = code_cell(page, sgd_first_line)
+                stderr = sgd.locator("[data-mime-type='application/vnd.jupyter.stderr']")
+                expect(stderr).to_contain_text(PREREQUISITE_MESSAGE)
+                stderr.scroll_into_view_if_needed()
+                frames = stderr.inner_text()
+                assert "site-packages" not in frames and "contextlib" not in frames, frames
+                sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
 
-            # As the message says: write add_, run the check again (Run All: the cells
-            # between build on the Tensor class), and it passes.
-            tensor_cell = code_cell(page, "class Tensor:")
-            expect(tensor_cell).to_have_count(1)
-            replace_source(page, tensor_cell, written)
-            run_menu(page, "Run All Cells")
-            expect(sgd.locator(".autograder-pass").first).to_be_visible(timeout=RUN_MS * 3)
-            wait_until_run(sgd)
-            expect(stderr).to_have_count(0)
-            sgd.scroll_into_view_if_needed()
-            sgd.screenshot(path=str(shots / "kit-check-pass.png"))
+                # As the message says: write add_, run the check again (Run All: the cells
+                # between build on the Tensor class), and it passes.
+                tensor_cell = code_cell(page, "class Tensor:")
+                expect(tensor_cell).to_have_count(1)
+                replace_source(page, tensor_cell, written)
+                run_menu(page, "Run All Cells")
+                expect(sgd.locator(".autograder-pass").first).to_be_visible(timeout=RUN_MS * 3)
+                wait_until_run(sgd)
+                expect(stderr).to_have_count(0)
+                sgd.scroll_into_view_if_needed()
+                sgd.screenshot(path=str(shots / "kit-check-pass.png"))
