@@ -253,14 +253,30 @@ def code_cell(page, text: str):
     return page.locator(".jp-Notebook .jp-CodeCell", has=page.locator(".cm-content", has_text=text))
 
 
+# The whole document of a cell's editor. Its DOM holds only the lines in view (CodeMirror
+# draws a long cell's visible part), so the text is read from the editor's state, through
+# CodeMirror's link from its content element to its view (JupyterLab's older one second).
+EDITOR_TEXT = """content => {
+    const tile = content.cmTile;
+    const view = (tile && tile.root && tile.root.view) || (content.cmView && content.cmView.view);
+    return view ? view.state.doc.toString() : null;
+}"""
+
+
+def editor_text(editor) -> str:
+    """What a cell's editor (its ``.cm-content`` element) holds, every line of it."""
+    text = editor.evaluate(EDITOR_TEXT)
+    if text is None:
+        raise RuntimeError("cannot reach the cell's CodeMirror view from its DOM")
+    return text
+
+
 def replace_source(page, cell, source: str) -> None:
     """Type ``source`` into a cell's CodeMirror editor, replacing what is there, and read it
     back: a click that lands while a busy machine is still laying the notebook out loses the
     keys after it, and the old source would stay. The cell is held by its element, not by
     the text that ``cell`` may have been found by (which the typing replaces)."""
-    element = cell.element_handle()
-    editor = element.query_selector(".cm-content")
-    wanted = _without_spaces(source)
+    editor = cell.element_handle().query_selector(".cm-content")
     for _ in range(3):
         editor.click()
         page.keyboard.press("Control+a")
@@ -268,15 +284,10 @@ def replace_source(page, cell, source: str) -> None:
         page.keyboard.insert_text(source)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            if _without_spaces(editor.inner_text()) == wanted:
+            if editor_text(editor) == source:
                 return
             time.sleep(0.2)
-    raise AssertionError(f"the editor holds {editor.inner_text()!r} after typing {source!r}")
-
-
-def _without_spaces(text: str) -> str:
-    """Text as an editor shows it, whitespace (and CodeMirror's zero-width marks) removed."""
-    return "".join(c for c in text if not c.isspace() and c not in "\u200b\ufeff")
+    raise AssertionError(f"the editor holds {editor_text(editor)!r} after typing {source!r}")
 
 
 @contextlib.contextmanager
