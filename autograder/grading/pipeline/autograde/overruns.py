@@ -5,7 +5,9 @@ stop its worker (SIGSTOP): then nothing in that worker runs, and Dask would only
 minutes later. Each local worker says in a file under the run's scratch folder which
 process grades which job since when (``dask_worker.running_file``); a job still running
 ``GRACE`` seconds after its limit has its task cancelled (so it is not run again), its
-worker process and its kernels killed, and is recorded as a timeout.
+worker process and its kernels killed, and is recorded as a timeout. A file whose worker is
+gone (a kernel that killed it) says nothing about the job any more: Dask runs it again, and
+its next worker writes the file anew.
 """
 
 import os
@@ -62,10 +64,13 @@ class Overruns:
         seconds = time.time() - started
         if seconds < job.submission_timeout + GRACE:
             return
+        if not is_live_child(pid):
+            # The worker died with the job (its kernel killed it): the job waits for its
+            # retry, which is not late for having queued behind a stopped worker.
+            return
         self.killed[job.token] = seconds
         self.client.cancel([future], force=True)
-        if is_our_child(pid):  # the local worker, not a process that took its pid since
-            os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
         kill_job_processes(job.token)
         path.unlink(missing_ok=True)
 
@@ -81,9 +86,11 @@ class Overruns:
         return failed(job, "timeout", message, self.killed[job.token], runtime=record)
 
 
-def is_our_child(pid: int) -> bool:
-    """Whether ``pid`` is a child of this process."""
+def is_live_child(pid: int) -> bool:
+    """Whether ``pid`` is a child of this process (the local worker, not a process that took
+    its pid since) that has not died: a stopped one is alive, a zombie is not."""
     try:
-        return psutil.Process(pid).ppid() == os.getpid()
+        process = psutil.Process(pid)
+        return process.ppid() == os.getpid() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
