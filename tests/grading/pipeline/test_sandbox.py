@@ -7,6 +7,7 @@ import html
 import json
 import socket
 import sqlite3
+import subprocess
 import sys
 import textwrap
 import threading
@@ -28,6 +29,7 @@ from autograder.grading.pipeline.autograde.sandbox import (
     PIDS_CGROUP,
     SANDBOX_ENV,
     create_pids_cgroup,
+    package_location,
     probe_bwrap,
     remove_cgroup,
     unavailable_reason,
@@ -93,6 +95,7 @@ def cheats(root, port) -> dict[str, list[tuple[str, str]]]:
     other = str(notebook_path(root / "submitted" / REFERENCE, RECIPE))
     source = str(notebook_path(root / "source", RECIPE))
     job = "../../.."  # the job folder, seen from the kernel's working folder
+    torch_folder = package_location("torch")
     read_rows = (
         "import sqlite3\n"
         "sqlite3.connect({!r}, uri=True).execute('select * from source_cell').fetchall()"
@@ -132,7 +135,39 @@ def cheats(root, port) -> dict[str, list[tuple[str, str]]]:
             ),
         ],
         "cheat-detached": [("detached", detached_writer(str(root / "leaked.txt")))],
+        # torch is hidden (trusted verdicts): its folder is covered by a stub that cannot be
+        # taken away, and the reference engine is not there at all.
+        "cheat-reveal-hidden": [
+            ("hidden-package-file", f"open({str(torch_folder / 'version.py')!r}).read()"),
+            (
+                "hidden-package-listing",
+                f"import os\nassert len(os.listdir({str(torch_folder)!r})) > 1",
+            ),
+            ("unmount-stub", unmount(torch_folder)),
+            ("new-namespace", NEW_NAMESPACE),
+            ("reference-engine", "import autograder.engine"),
+        ],
     }
+
+
+# unshare(CLONE_NEWUSER | CLONE_NEWNS): a user namespace of its own would give the kernel
+# the right to mount and unmount in a mount namespace of its own.
+NEW_NAMESPACE = (
+    "import ctypes\n"
+    "_libc = ctypes.CDLL(None, use_errno=True)\n"
+    "if _libc.unshare(0x10000000 | 0x00020000) != 0:\n"
+    "    raise OSError(ctypes.get_errno(), 'unshare')"
+)
+
+
+def unmount(folder: Path) -> str:
+    """Code that detaches the mount at ``folder`` (umount2, MNT_DETACH) or raises why not."""
+    return (
+        "import ctypes, os\n"
+        "_libc = ctypes.CDLL(None, use_errno=True)\n"
+        f"if _libc.umount2({str(folder).encode()!r}, 2) != 0:\n"
+        "    raise OSError(ctypes.get_errno(), 'umount2')"
+    )
 
 
 # Students whose probe leaves a process of the kernel's running (until the job ends).
@@ -347,6 +382,58 @@ def test_without_a_sandbox_grading_goes_on_with_one_warning(torch_course, monkey
     assert all(r["sandbox"].startswith("not sandboxed (switched off by") for r in records)
     (page,) = write_report(torch_course, ["uses-torch"], torch_course / "report")
     assert "2 of 2 submissions not sandboxed" in html.unescape(page.read_text())
+
+
+@needs_bwrap
+def test_a_folder_is_bound_whole_its_hidden_parts_covered_or_left_out(tmp_path):
+    # site-packages in small: many entries, a hidden package (stubbed), and a package of
+    # which one part must not be there at all (the autograder package's reference engine).
+    site = tmp_path / "site"
+    for index in range(60):
+        (site / f"dist-{index}").mkdir(parents=True)
+    (site / "torchlike").mkdir()
+    (site / "torchlike" / "core.py").write_text("SECRET = 1\n")
+    (site / "wings" / "engine").mkdir(parents=True)
+    (site / "wings" / "engine" / "answers.py").write_text("ANSWER = 42\n")
+    (site / "wings" / "checks.py").write_text("CHECK = 1\n")
+    stub = sandbox.package_stub("torchlike", tmp_path / "stubs")
+    options = sandbox.bind_except(site, [site / "wings" / "engine"], {site / "torchlike": stub})
+    # site bound whole, the stub over torchlike, wings rebuilt from its one other entry.
+    assert options.count("--ro-bind") == 3, options
+    look = f"""
+import os, sys
+sys.path.insert(0, {str(site)!r})
+print(len(os.listdir({str(site)!r})), sorted(os.listdir({str(site / "wings")!r})))
+print(sorted(os.listdir({str(site / "torchlike")!r})))
+for name in ("torchlike", "torchlike.core", "wings.engine.answers", "wings.checks"):
+    try:
+        __import__(name)
+        print(name, "imported")
+    except ImportError as error:
+        print(name, type(error).__name__, error)
+try:
+    open({str(site / "dist-0" / "x")!r}, "w")
+except OSError as error:
+    print("write", error.errno)
+"""
+    bwrap = sandbox.find_bwrap()[0]
+    command = [bwrap, "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    done = subprocess.run(
+        [*command, *options, "--", sys.executable, "-I", "-c", look],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "62 ['checks.py']",
+        "['__init__.py']",
+        "torchlike ModuleNotFoundError No module named 'torchlike'",
+        "torchlike.core ModuleNotFoundError No module named 'torchlike'",
+        "wings.engine.answers ModuleNotFoundError No module named 'wings.engine'",
+        "wings.checks imported",
+        "write 30",  # EROFS
+    ], done.stdout
 
 
 def test_the_reason_a_sandbox_cannot_run_is_given(tmp_path, monkeypatch):

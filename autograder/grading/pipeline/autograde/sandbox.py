@@ -247,22 +247,55 @@ def hidden_parts_of_package(package: Path, engine: bool = True) -> list[Path]:
     return [entry for entry in sorted(package.iterdir()) if entry.name not in shown]
 
 
-def bind_except(folder: Path, hidden: list[Path]) -> list[str]:
-    """bwrap options showing ``folder`` read-only without the ``hidden`` paths in it (not
-    there at all: an import finds nothing): where one is inside, a fresh folder that gets
-    each entry but the hidden ones, recursively, then made read-only."""
-    inside = [path for path in hidden if folder in path.parents]
-    if folder in hidden:
+def bind_except(
+    folder: Path, absent: list[Path], stubbed: dict[Path, Path], bound: bool = False
+) -> list[str]:
+    """bwrap options showing ``folder`` read-only, without the ``absent`` paths in it (not
+    there at all: an import finds nothing) and with each ``stubbed`` package folder covered
+    by its stub (``stubbed``: package folder -> stub folder).
+
+    Only a folder with an absent entry of its own is rebuilt, entry by entry, in a fresh
+    folder; any other is bound whole, its stubbed packages and the folders holding absent
+    paths mounted over it. bwrap reads every mount so far for each new one, so the time a
+    sandbox takes to start grows with the square of its mounts: a site-packages of 350
+    entries rebuilt entry by entry took 0.3 s, bound whole 5 ms. ``bound``: ``folder`` is
+    shown already (bound whole with its parent), only what covers it is added.
+    """
+    if folder in absent:
         return []
-    if not inside or folder.is_symlink():
-        return ro_bind(folder)
-    options = ["--tmpfs", str(folder)]
-    for entry in sorted(folder.iterdir()):
-        if entry.is_dir() and not entry.is_symlink():
-            options += bind_except(entry, inside)
-        elif entry not in inside:
-            options += ro_bind(entry)
-    return [*options, "--remount-ro", str(folder)]
+    if folder in stubbed:
+        return ro_bind(stubbed[folder], folder)
+    absent_inside = [path for path in absent if folder in path.parents]
+    stubbed_inside = {path: stub for path, stub in stubbed.items() if folder in path.parents}
+    if folder.is_symlink() or not (absent_inside or stubbed_inside):
+        return [] if bound else ro_bind(folder)
+    if any(path.parent == folder for path in absent_inside):
+        options = ["--tmpfs", str(folder)]
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                options += bind_except(entry, absent_inside, stubbed_inside)
+            elif entry not in absent_inside:
+                options += ro_bind(entry)
+        return [*options, "--remount-ro", str(folder)]
+    options = [] if bound else ro_bind(folder)
+    covered = {folder / path.relative_to(folder).parts[0] for path in absent_inside}
+    covered |= {path for path in stubbed_inside if not any(c in path.parents for c in covered)}
+    for child in sorted(covered):
+        options += bind_except(child, absent_inside, stubbed_inside, bound=True)
+    return options
+
+
+def package_stub(name: str, folder: Path) -> Path:
+    """A package folder for ``name`` whose import fails as a missing package's does: mounted
+    over the installed one, which stays out of reach (the kernel can make no mount or
+    namespace to look under it: its system-call filter)."""
+    stub = folder / name
+    stub.mkdir(parents=True, exist_ok=True)
+    message = f"No module named {name!r}"
+    (stub / "__init__.py").write_text(
+        f"raise ModuleNotFoundError({message!r}, name={name!r})  # hidden in grading\n"
+    )
+    return stub
 
 
 def ro_bind(source: Path, target: Path | None = None) -> list[str]:
@@ -338,19 +371,28 @@ class JobSandbox:
         self.cgroup = create_pids_cgroup(options.max_processes)
         self.max_processes = options.max_processes
         package = Path(autograder.__file__).resolve().parent
-        # Not there at all: the hidden packages, the reference engine (the solutions) and
-        # everything of the autograder package outside its kernel wings.
-        hidden = [p for p in map(package_location, options.hide_packages) if p is not None]
-        hidden += hidden_parts_of_package(package, options.hide_engine)
+        # Not there at all: the reference engine (the solutions), everything of the
+        # autograder package outside its kernel wings, and a hidden module that is a file.
+        # A hidden package folder is covered by a stub whose import fails.
+        absent = hidden_parts_of_package(package, options.hide_engine)
+        stubbed: dict[Path, Path] = {}
+        for name in options.hide_packages:
+            location = package_location(name)
+            if location is None:
+                continue
+            if location.is_dir():
+                stubbed[location] = package_stub(name, root.resolve() / "package-stubs")
+            else:
+                absent.append(location)
         options_list = list(BASE_OPTIONS)
         for folder in SYSTEM_FOLDERS:
             if os.path.lexists(folder):
-                options_list += bind_except(Path(folder), hidden)
+                options_list += bind_except(Path(folder), absent, stubbed)
         folders = python_folders()
         for folder in folders:
-            options_list += bind_except(folder, hidden)
+            options_list += bind_except(folder, absent, stubbed)
         if not any(folder in package.parents for folder in folders):
-            options_list += bind_except(package, hidden)
+            options_list += bind_except(package, absent, stubbed)
         # The job folder is an empty read-only folder with two writable ones in it, so a
         # write to ../../../gradebook.db fails rather than making a file of the same name.
         job = str(root.resolve())
