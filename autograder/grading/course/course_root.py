@@ -123,9 +123,10 @@ def check_ids(kind: str, ids: Iterable[str]) -> None:
 def tools_on_path() -> None:
     """Put this Python's bin folder first on PATH, for nbgrader run from here.
 
-    nbgrader runs ``alembic`` by name when it opens an empty database (every new
-    PostgreSQL gradebook, every new sqlite file); this environment's is the right one, also
-    when ``autograd-course`` was started without activating the environment.
+    nbgrader runs ``alembic`` by name to upgrade a gradebook of an older nbgrader (and, in
+    a process without ``read_schema_head_in_process``, for every new gradebook); this
+    environment's is the right one, also when ``autograd-course`` was started without
+    activating the environment.
     """
     bin_dir = str(Path(sys.executable).parent)
     folders = os.environ.get("PATH", "").split(os.pathsep)
@@ -142,7 +143,10 @@ def nbgrader_config(folder: Path) -> "Config":
     """
     from traitlets.config.loader import PyFileConfigLoader
 
+    from autograder.grading.course.schema_head import read_schema_head_in_process
+
     tools_on_path()
+    read_schema_head_in_process()
     folder = Path(folder).resolve()
     if not (folder / CONFIG_NAME).is_file():
         raise AutogradeError(f"{folder} is not an nbgrader course: no {CONFIG_NAME}")
