@@ -10,6 +10,7 @@ gone (a kernel that killed it) says nothing about the job any more: Dask runs it
 its next worker writes the file anew.
 """
 
+import contextlib
 import os
 import signal
 import threading
@@ -70,7 +71,8 @@ class Overruns:
             return
         self.killed[job.token] = seconds
         self.client.cancel([future], force=True)
-        os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # it may have died since
+            os.kill(pid, signal.SIGKILL)
         kill_job_processes(job.token)
         path.unlink(missing_ok=True)
 

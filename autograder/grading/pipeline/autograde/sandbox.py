@@ -257,9 +257,10 @@ def bind_except(
     Only a folder with an absent entry of its own is rebuilt, entry by entry, in a fresh
     folder; any other is bound whole, its stubbed packages and the folders holding absent
     paths mounted over it. bwrap reads every mount so far for each new one, so the time a
-    sandbox takes to start grows with the square of its mounts: a site-packages of 350
-    entries rebuilt entry by entry took 0.3 s, bound whole 5 ms. ``bound``: ``folder`` is
-    shown already (bound whole with its parent), only what covers it is added.
+    sandbox takes to start grows with the square of its mounts: a grading kernel's, with
+    site-packages rebuilt from its 350 entries, took 0.3 s; with it bound whole, 12 ms.
+    ``bound``: ``folder`` is shown already (bound whole with its parent), only what covers
+    it is added.
     """
     if folder in absent:
         return []
