@@ -65,16 +65,6 @@ def test_a_changed_environment_starts_a_fresh_cluster(no_kept_cluster, monkeypat
         assert psutil.Process(pid).environ().get("AUTOGRADER_TEST_SETTING") == "changed"
 
 
-def test_the_next_test_of_a_session_reuses_the_cluster(no_kept_cluster, monkeypatch):
-    # pytest sets PYTEST_CURRENT_TEST anew at each phase of each test: no reason for a
-    # fresh cluster.
-    with grading_client(workers=1) as first:
-        pass
-    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/test_next.py::test_next (call)")
-    with grading_client(workers=1) as second:
-        assert second.local_tag == first.local_tag
-
-
 def test_a_worker_started_again_between_runs_is_kept_by_the_next_runs_sweep(no_kept_cluster):
     with grading_client(workers=1) as first:
         (pid,) = worker_pids(first)

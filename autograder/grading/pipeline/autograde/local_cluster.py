@@ -81,15 +81,9 @@ class LocalGrading:
         self.cluster.close()
 
 
-# Left out when a run's environment is compared with the one the workers started with: the
-# cluster's own marker, and the variable pytest sets anew at each phase of each test (nothing
-# in grading reads it; with it, a test session's runs would never share a cluster).
-IGNORED_VARIABLES = (CLUSTER_MARKER_ENV, "PYTEST_CURRENT_TEST")
-
-
 def environment_now() -> dict[str, str]:
-    """This process's environment, less the variables that say nothing to a worker."""
-    return {k: v for k, v in os.environ.items() if k not in IGNORED_VARIABLES}
+    """This process's environment, less the cluster marker."""
+    return {k: v for k, v in os.environ.items() if k != CLUSTER_MARKER_ENV}
 
 
 def start_local(workers: int) -> LocalGrading:
