@@ -24,10 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.authoring.student_lab import lab_command, lab_environment
+from autograder.grading.course.repo_paths import REPO_ROOT
 
 # Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
 PAGE_MS = 60_000
 RUN_MS = 90_000
+
+# Where the browser tests leave their screenshots (and a failing page's evidence).
+SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
 
 CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
 
@@ -298,11 +302,8 @@ def evidence_on_failure(page, name: str, server: "LabServer | None" = None) -> I
     try:
         yield
     except Exception as error:
-        from autograder.grading.course.repo_paths import REPO_ROOT
-
-        folder = REPO_ROOT / "build" / "screenshots"
-        folder.mkdir(parents=True, exist_ok=True)
-        image, text = folder / f"failed-{name}.png", folder / f"failed-{name}.txt"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        image, text = SCREENSHOTS / f"failed-{name}.png", SCREENSHOTS / f"failed-{name}.txt"
         try:
             page.screenshot(path=str(image), full_page=True)
             cells = page.locator(".jp-Notebook .jp-Cell").all_inner_texts()

@@ -21,6 +21,7 @@ import pytest
 from browser_helpers import (
     PAGE_MS,
     RUN_MS,
+    SCREENSHOTS,
     chromium,
     code_cell,
     copy_course,
@@ -38,7 +39,6 @@ from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, noteb
 
 pytestmark = pytest.mark.slow
 
-SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
 NOTEBOOK = "01-worked-example"
 ASSIGNMENTS = ("00-recipe", "01-worked-example")
 

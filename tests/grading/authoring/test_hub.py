@@ -264,6 +264,7 @@ def test_a_students_semester_in_the_browser(released, hub):
     from browser_helpers import (
         PAGE_MS,
         RUN_MS,
+        SCREENSHOTS,
         chromium,
         code_cell,
         run_menu,
@@ -276,7 +277,7 @@ def test_a_students_semester_in_the_browser(released, hub):
     room, settings = released, hub[1]
     student, teacher = room.students[2], room.instructor
     work = room.work_folders[student.name]
-    shots = REPO_ROOT / "build" / "screenshots"
+    shots = SCREENSHOTS
     shots.mkdir(parents=True, exist_ok=True)
     with chromium("hub browser test") as browser:
         try:

@@ -19,7 +19,6 @@ from nbclient import NotebookClient
 from autograder.grading.authoring.hub.environments import closure, installed_tops
 from autograder.grading.cli import main
 from autograder.grading.course.repo_paths import (
-    REPO_ROOT,
     SOLUTIONS_DIR,
     assignments,
     notebook_path,
@@ -236,6 +235,7 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
     from browser_helpers import (
         PAGE_MS,
         RUN_MS,
+        SCREENSHOTS,
         chromium,
         code_cell,
         evidence_on_failure,
@@ -259,8 +259,7 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
     lab = tmp_path / "lab"
     (lab / PREREQUISITE).mkdir(parents=True)
     nbformat.write(notebook, lab / PREREQUISITE / f"{PREREQUISITE}.ipynb")
-    shots = REPO_ROOT / "build" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     sgd_first_line = graded_cell(notebook, SGD_CHECK).source.splitlines()[0]
     solution = nbformat.read(notebook_path(SOLUTIONS_DIR, PREREQUISITE), as_version=4)
     written = graded_cell(solved(notebook, solution), UNWRITTEN).source
@@ -288,7 +287,7 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
                 stderr.scroll_into_view_if_needed()
                 frames = stderr.inner_text()
                 assert "site-packages" not in frames and "contextlib" not in frames, frames
-                sgd.screenshot(path=str(shots / "kit-prerequisite.png"))
+                sgd.screenshot(path=str(SCREENSHOTS / "kit-prerequisite.png"))
 
                 # As the message says: write add_, run the check again (Run All: the cells
                 # between build on the Tensor class), and it passes.
@@ -300,4 +299,4 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
                 wait_until_run(sgd)
                 expect(stderr).to_have_count(0)
                 sgd.scroll_into_view_if_needed()
-                sgd.screenshot(path=str(shots / "kit-check-pass.png"))
+                sgd.screenshot(path=str(SCREENSHOTS / "kit-check-pass.png"))

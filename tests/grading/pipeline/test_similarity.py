@@ -22,7 +22,7 @@ from similarity_rewrite import disguise, inline_helpers
 from autograder.grading.assurance.cohort import build_submission, solved_sources
 from autograder.grading.cli import main
 from autograder.grading.course.course_root import load_course
-from autograder.grading.course.repo_paths import COURSE_DIR, REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
 from autograder.grading.pipeline.similarity.run import run_similarity
 from autograder.grading.pipeline.similarity.settings import Settings
 
@@ -417,11 +417,11 @@ def use(values):
 def test_similarity_page_in_chromium(recipe_cohort):
     """The HTML page of a cohort with planted copies, in a real browser; a screenshot of it
     goes to build/screenshots/similarity.png."""
-    from browser_helpers import chromium
+    from browser_helpers import SCREENSHOTS, chromium
 
     root, _ = recipe_cohort
     page_path = root / "similarity" / RECIPE / "report.html"
-    shot = REPO_ROOT / "build" / "screenshots" / "similarity.png"
+    shot = SCREENSHOTS / "similarity.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     with chromium("similarity page test") as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -377,12 +377,13 @@ class JobSandbox:
         # A hidden package folder is covered by a stub whose import fails.
         absent = hidden_parts_of_package(package, options.hide_engine)
         stubbed: dict[Path, Path] = {}
+        stubs = root.resolve() / "package-stubs"
         for name in options.hide_packages:
             location = package_location(name)
             if location is None:
                 continue
             if location.is_dir():
-                stubbed[location] = package_stub(name, root.resolve() / "package-stubs")
+                stubbed[location] = package_stub(name, stubs)
             else:
                 absent.append(location)
         options_list = list(BASE_OPTIONS)
