@@ -11,7 +11,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 # which needs no display; the grading report draws on matplotlib's Agg canvas itself.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: demo test lint release sync-engine kit lab work formgrader hub lock clean bench gpu-check
+.PHONY: demo doctor test lint release sync-engine kit lab work formgrader hub lock clean bench gpu-check
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,15 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# The doctor's one-line verdict first (whether this machine can grade safely); the demo
+# itself refuses unsafe grading, so it runs either way and says why it stops.
 demo: $(STAMP)
+	-$(BIN)/autograd-course doctor --brief
 	$(BIN)/autograd-course demo
+
+# What this machine can do for the course, one line per capability (exit 1: cannot grade).
+doctor: $(STAMP)
+	$(BIN)/autograd-course doctor
 
 # Three test processes on two cores: many tests wait on kernels, servers and browsers, and a
 # third process fills those waits (measured: 17 min 1 s against 18 min 15 s with two, both

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.authoring.student_lab import lab_command, lab_environment
+from autograder.grading.course import system_tools
 from autograder.grading.course.repo_paths import REPO_ROOT
 
 # Bounded waits (milliseconds): a kernel start imports torch; a run executes several cells.
@@ -33,7 +34,6 @@ RUN_MS = 90_000
 # Where the browser tests leave their screenshots (and a failing page's evidence).
 SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
 
-CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
 
 # Chromium runs as root in CI (no sandbox possible there) and must not phone home: without
 # the background-networking flags its connections are refused many at a time here.
@@ -63,10 +63,14 @@ def browser_unavailable_reason() -> str | None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "the Python package playwright is not installed (pip install -r requirements.lock)"
-    if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
-        return (
-            f"no Chromium at {CHROMIUM} (Debian: apt-get install -y chromium; "
-            "or set AUTOGRADER_CHROMIUM to a Chromium binary)"
+    if system_tools.chromium() is None:
+        where = (
+            system_tools.hidden_note("chromium")
+            if system_tools.hidden("chromium")
+            else f"no Chromium at {system_tools.chromium_wanted()}"
+        )
+        return system_tools.missing(
+            "chromium", f"{where} (or set {system_tools.CHROMIUM_ENV} to a Chromium binary)"
         )
     return None
 
@@ -85,7 +89,7 @@ def chromium(test: str) -> Iterator[Any]:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            executable_path=str(system_tools.chromium()), args=CHROMIUM_ARGS, headless=True
         )
         try:
             yield browser

@@ -4,6 +4,7 @@ import json
 import os
 
 from postgres_server import postgres_server  # noqa: F401  (the PostgreSQL test server)
+from untested_summary import pytest_unconfigure  # noqa: F401  (the closing lines)
 
 # Same as the Makefile: nbgrader and nbval must start this interpreter's kernel,
 # not a python3 kernelspec that may exist in the user's home folder.

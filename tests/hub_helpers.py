@@ -20,6 +20,7 @@ from autograder.grading.authoring.hub.accounts import (
     require_root,
 )
 from autograder.grading.authoring.hub.proxy import node_missing
+from autograder.grading.course import system_tools
 
 
 def hub_unavailable_reason() -> str | None:
@@ -27,8 +28,9 @@ def hub_unavailable_reason() -> str | None:
     try:
         require_root()
     except RuntimeError as error:
-        return str(error)
-    return node_missing()
+        return system_tools.missing("root", str(error))
+    missing_node = node_missing()
+    return system_tools.missing("node", missing_node) if missing_node else None
 
 
 def run_as(account: Account, python: Path, *command: str, cwd: Path, library: str = "", check=True):

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-# Debian puts the server's programs here, off PATH; elsewhere they are usually on PATH.
-DEBIAN_BINARIES = "/usr/lib/postgresql/*/bin"
+from autograder.grading.course import system_tools
+
 SERVER_USER = "postgres"  # the OS user the server runs as when the tests run as root
 START_TIMEOUT = 60  # seconds for pg_ctl -w to see the server accept connections
 
@@ -44,28 +44,23 @@ class PostgresServer:
         return self.url(name)
 
 
-def server_binaries() -> Path | None:
-    """The folder of initdb and pg_ctl (the newest Debian version first), None if missing."""
-    for folder in sorted(Path("/").glob(DEBIAN_BINARIES.lstrip("/")), reverse=True):
-        if (folder / "initdb").is_file() and (folder / "pg_ctl").is_file():
-            return folder
-    found = shutil.which("initdb")
-    return Path(found).parent if found and shutil.which("pg_ctl") else None
-
-
 def why_not_available() -> str | None:
     """Why no test server can be started here (None: it can)."""
-    if server_binaries() is None:
-        return (
-            "PostgreSQL's initdb and pg_ctl are not installed (Debian: apt-get install postgresql)"
-        )
+    if system_tools.postgres_binaries() is None:
+        if system_tools.hidden("postgres"):
+            return system_tools.missing("postgres", system_tools.hidden_note("postgres"))
+        return system_tools.missing("postgres", "initdb and pg_ctl are not installed")
     if os.geteuid() == 0:
         if shutil.which("runuser") is None:
-            return "running as root, and runuser is missing to start PostgreSQL as another user"
+            return system_tools.missing(
+                "postgres", "running as root, and runuser is missing to start it as another user"
+            )
         try:
             pwd.getpwnam(SERVER_USER)
         except KeyError:
-            return f"running as root, and there is no {SERVER_USER!r} user to run PostgreSQL as"
+            return system_tools.missing(
+                "postgres", f"running as root, and there is no {SERVER_USER!r} user to run it as"
+            )
     return None
 
 
@@ -78,7 +73,7 @@ def _give_to_server_user(path: Path) -> None:
 
 def start_server(folder: Path) -> PostgresServer:
     """initdb and start a server whose data and socket are under ``folder``."""
-    bindir = server_binaries()
+    bindir = system_tools.postgres_binaries()
     run_as = ["runuser", "-u", SERVER_USER, "--"] if os.geteuid() == 0 else []
     # The server's user must reach the folder (pytest's own temp folders are root-only).
     folder.chmod(0o755)

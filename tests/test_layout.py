@@ -1,6 +1,7 @@
 """The package's three wings: what a kernel imports never reaches the instructor's tools."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -240,3 +241,33 @@ def test_an_arrow_back_up_is_named():
     planted = [("grading/course/scores.py", "course", "pipeline")]
     planted += [("grading/pipeline/x.py", "pipeline", "feedback_exporter")]
     assert arrows_up(planted) == planted
+
+
+# A tool the project ships or resolves (system_tools, the sandbox's find_bwrap), found by
+# name or by a fixed path instead: such a test passes only where that path exists.
+TOOL_BY_NAME = re.compile(
+    r"""shutil\.which\(\s*["'](bwrap|chromium|initdb|pg_ctl|node|npm)["']"""
+    r"""|["']/usr/(s?bin|lib/postgresql)/(bwrap|chromium|[^"']*initdb)"""
+)
+
+
+def tools_found_by_name(source: str) -> list[str]:
+    """Each place in ``source`` that finds a resolved tool by name or fixed path."""
+    return [match.group(0) for match in TOOL_BY_NAME.finditer(source)]
+
+
+def test_tests_find_tools_through_the_projects_resolvers():
+    """Does any test find bwrap, Chromium, PostgreSQL or node other than through the
+    resolvers that grading and `autograd-course doctor` use?"""
+    tests = Path(__file__).parent
+    found = {
+        str(path.relative_to(tests)): hits
+        for path in sorted(tests.rglob("*.py"))
+        if path.name != "test_layout.py" and (hits := tools_found_by_name(path.read_text()))
+    }
+    assert not found, f"use system_tools / sandbox.find_bwrap instead: {found}"
+
+
+def test_the_tool_search_sees_planted_lookups():
+    planted = 'a = shutil.which("bwrap")\nb = Path("/usr/bin/chromium")\nc = which("node")'
+    assert tools_found_by_name(planted) == ['shutil.which("bwrap"', '"/usr/bin/chromium']

@@ -100,6 +100,12 @@ def _hub(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from autograder.grading.assurance.doctor import main as doctor_main
+
+    return doctor_main(brief=args.brief)
+
+
 def _demo(args: argparse.Namespace) -> int:
     from autograder.grading.assurance.demo import main as demo_main
 
@@ -690,6 +696,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workspace", type=Path, default=Path("build/demo"))
     demo.set_defaults(run=_demo)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what this machine can do for the course: one line per capability, then whether "
+        "it can grade safely (exit 0) or what blocks grading (exit 1)",
+    )
+    doctor.add_argument("--brief", action="store_true", help="print the one-line verdict only")
+    doctor.set_defaults(run=_doctor)
 
     hub = commands.add_parser(
         "hub",

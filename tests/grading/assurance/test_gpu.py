@@ -11,9 +11,10 @@ from autograder.checks.parity import check_parity
 from autograder.engine.nn import Linear, mse_loss
 from autograder.engine.tensor import Tensor
 from autograder.grading.assurance import gpu_check
+from autograder.grading.course import system_tools
 
 # Tests that need CUDA carry the registered `cuda` marker and say why they are skipped.
-CUDA_SKIP_REASON = "cuda not available: skipped"
+CUDA_SKIP_REASON = system_tools.missing("cuda", "cuda not available: skipped")
 DTYPES = [np.float32, np.float64]
 
 

@@ -7,7 +7,6 @@ already, refused without touching that user (as root).
 import grp
 import os
 import pwd
-import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from autograder.grading.authoring.hub.accounts import (
 )
 from autograder.grading.authoring.hub.classroom import account_names, classroom, group_name
 from autograder.grading.authoring.hub.launch import free_port
+from autograder.grading.course import system_tools
 
 COMMAND = Path(sys.executable).parent / "autograd-course"
 
@@ -89,9 +89,9 @@ def test_no_node_or_npm_is_refused_in_one_line(tmp_path):
 
 
 def test_npm_alone_missing_is_named(tmp_path):
-    node = shutil.which("node")
+    node = system_tools.which("node")
     if node is None:
-        pytest.skip("no node on PATH: the npm-only case needs one")
+        pytest.skip(system_tools.missing("node", "no node on PATH: the npm-only case needs one"))
     bare = tmp_path / "bin"  # node, but not npm
     bare.mkdir()
     (bare / "node").symlink_to(node)
@@ -108,7 +108,7 @@ def test_a_class_whose_name_is_taken_keeps_the_existing_user(tmp_path):
     try:
         require_root()
     except AccountError as error:
-        pytest.skip(str(error))
+        pytest.skip(system_tools.missing("root", str(error)))
     suffix = run_suffix()
     teacher, [taken] = account_names(1, suffix)
     existing = create_account(taken, new_password())

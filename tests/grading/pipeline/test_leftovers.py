@@ -16,6 +16,7 @@ import psutil
 import pytest
 from tiny_course import hand_in, tiny_course
 
+from autograder.grading.course import system_tools
 from autograder.grading.course.course_lock import LOCK_NAME
 from autograder.grading.course.scores import cell_scores
 from autograder.grading.pipeline.autograde import autograde, read_log_json
@@ -156,7 +157,10 @@ def test_a_kernel_that_kills_the_grader_loses_no_recorded_grade(tmp_path):
     assert not (root / "autograde_logs" / "tiny" / "in-flight").exists()
 
 
-@pytest.mark.skipif(unavailable_reason() is not None, reason="bubblewrap cannot run here")
+@pytest.mark.skipif(
+    unavailable_reason() is not None,
+    reason=system_tools.missing("bwrap", f"no sandbox here: {unavailable_reason()}"),
+)
 def test_in_the_sandbox_a_kernel_cannot_kill_the_grader(tmp_path):
     root = tiny_course(tmp_path)
     hand_in(root, "a-honest", "answer = 42")

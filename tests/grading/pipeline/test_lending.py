@@ -4,7 +4,6 @@ copy is checked from outside before anything is lent, what it was lent or made n
 reaches the kernel, a dead copy says so at once, and no copy outlives its test cell."""
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,7 +11,12 @@ import time
 
 import pytest
 
-from autograder.grading.pipeline.autograde.sandbox import BASE_OPTIONS, unavailable_reason
+from autograder.grading.course import system_tools
+from autograder.grading.pipeline.autograde.sandbox import (
+    BASE_OPTIONS,
+    find_bwrap,
+    unavailable_reason,
+)
 from autograder.grading.pipeline.verdicts import lending, trusted
 from autograder.grading.pipeline.verdicts.proxy import SESSION, evaluate
 from autograder.kernel import syscall_filter
@@ -108,7 +112,8 @@ class Student:
         command = [sys.executable, "-c", code, self.path, "filtered" if filtered else "bare"]
         if sandboxed:  # its own mounts, as a grading kernel's: a private /tmp to write in
             folder, here = str(tmp_path), os.getcwd()
-            sandbox = [shutil.which("bwrap"), "--ro-bind", "/", "/", *BASE_OPTIONS]
+            # The bwrap grading uses (the system's, else the wheel's), never one found by name.
+            sandbox = [find_bwrap()[0], "--ro-bind", "/", "/", *BASE_OPTIONS]
             # The checkout and its environment may live under /tmp (a CI clone), which the
             # sandbox replaces with its own: show them again, read-only.
             for seen in (here, sys.prefix):
@@ -134,7 +139,7 @@ def student(tmp_path):
 
     def start(extra="", sandboxed=False, filtered=True):
         if sandboxed and unavailable_reason():
-            pytest.skip(f"bubblewrap not available: skipped ({unavailable_reason()})")
+            pytest.skip(system_tools.missing("bwrap", f"no sandbox here: {unavailable_reason()}"))
         made.append(Student(tmp_path, extra, sandboxed, filtered))
         return made[-1]
 

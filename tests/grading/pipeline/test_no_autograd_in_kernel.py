@@ -9,6 +9,7 @@ import textwrap
 import pytest
 from tiny_course import hand_in, tiny_course
 
+from autograder.grading.course import system_tools
 from autograder.grading.course.scores import cell_scores
 from autograder.grading.pipeline.autograde import autograde
 from autograder.grading.pipeline.autograde.sandbox import (
@@ -22,7 +23,8 @@ from autograder.grading.pipeline.autograde.sandbox import (
 from autograder.grading.pipeline.integrity import scan_assignment
 
 needs_bwrap = pytest.mark.skipif(
-    unavailable_reason() is not None, reason=f"no sandbox here: {unavailable_reason()}"
+    unavailable_reason() is not None,
+    reason=system_tools.missing("bwrap", f"no sandbox here: {unavailable_reason()}"),
 )
 
 # Each answer is 42 only when the forbidden thing was reached.

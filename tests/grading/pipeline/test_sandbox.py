@@ -20,6 +20,7 @@ from tiny_course import graded_cell
 
 from autograder.grading.assurance.cohort import REFERENCE, build_submission
 from autograder.grading.authoring.release import generate_release
+from autograder.grading.course import system_tools
 from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
@@ -42,7 +43,8 @@ SLEEPER = "autograde-sandbox-leftover"  # in the command line of the detached pr
 WORKER_KILL = "import os\n\nos.kill(int(os.environ['JPY_PARENT_PID']), 9)"
 
 needs_bwrap = pytest.mark.skipif(
-    unavailable_reason() is not None, reason=f"no sandbox here: {unavailable_reason()}"
+    unavailable_reason() is not None,
+    reason=system_tools.missing("bwrap", f"no sandbox here: {unavailable_reason()}"),
 )
 
 

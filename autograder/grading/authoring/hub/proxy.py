@@ -1,10 +1,10 @@
 """JupyterHub's proxy, configurable-http-proxy, installed from the npm registry into a
 project-local, git-ignored folder on first use (node and npm must be installed)."""
 
-import shutil
 import subprocess
 from pathlib import Path
 
+from autograder.grading.course import system_tools
 from autograder.grading.course.repo_paths import REPO_ROOT
 
 PROXY_PACKAGE = "configurable-http-proxy"
@@ -19,7 +19,7 @@ class ProxyError(RuntimeError):
 def node_missing() -> str | None:
     """Why the proxy cannot run here (no node or no npm), or None when it can."""
     for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
+        if system_tools.which(tool, "node") is None:
             return (
                 f"{tool} is not installed: JupyterHub's proxy ({PROXY_PACKAGE}) runs on "
                 "Node.js (Debian: apt-get install nodejs npm)"

