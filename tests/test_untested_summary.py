@@ -44,10 +44,10 @@ def test_the_run_ends_with_one_line_per_missing_tool(tmp_path, processes):
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
     assert lines[-3:] == [
-        "not tested here: the browser tests (2 tests skipped, no Chromium: no Chromium at "
+        "not tested here: the browser tests (2 tests skipped, they need Chromium: no Chromium at "
         "/nowhere); to test it: apt-get install -y chromium",
-        "not tested here: the gradebook on PostgreSQL (1 test skipped, no PostgreSQL: initdb "
-        "and pg_ctl are not installed); to test it: apt-get install -y postgresql",
+        "not tested here: the gradebook on PostgreSQL (1 test skipped, they need PostgreSQL: "
+        "initdb and pg_ctl are not installed); to test it: apt-get install -y postgresql",
         "skipped: 1 test: not on Tuesdays",
     ], done.stdout
     assert "1 passed, 4 skipped" in lines[-4], lines[-4]
@@ -60,5 +60,7 @@ def test_a_run_that_skips_nothing_adds_no_line():
 def test_reasons_are_grouped_by_tool_whatever_their_detail():
     reasons = [missing("bwrap", "no sandbox here: a"), missing("bwrap", "no sandbox here: b")]
     [line] = untested_lines(reasons)
-    assert line.startswith("not tested here: sandboxed grading (2 tests skipped, no bubblewrap")
+    assert line.startswith(
+        "not tested here: sandboxed grading (2 tests skipped, they need bubblewrap"
+    )
     assert line.endswith("apt-get install -y bubblewrap")

@@ -133,7 +133,7 @@ def untested_lines(reasons: list[str]) -> list[str]:
         detail = found[0].split(f"needs {tool.name}: ", 1)[1]
         lines.append(
             f"not tested here: {tool.needed_for} ({count} test{'s' if count > 1 else ''} "
-            f"skipped, no {tool.name}: {detail}); to test it: {tool.install}"
+            f"skipped, they need {tool.name}: {detail}); to test it: {tool.install}"
         )
     for reason, count in others.items():
         lines.append(f"skipped: {count} test{'s' if count > 1 else ''}: {reason}")

@@ -22,11 +22,11 @@ class TrialError(RuntimeError):
 
 def run_trial(students: int, port: int, password: str | None) -> int:
     """Make the class, start the hub, print how to log in, wait for Ctrl-C, remove it all."""
-    missing = node_missing()
-    if missing:
-        raise TrialError(missing)
     try:
-        require_free(port)
+        require_free(port)  # first: it needs nothing installed, so it is said on any machine
+        missing = node_missing()
+        if missing:
+            raise ProxyError(missing)
         started = time.monotonic()
         with classroom(students, assignments(), password) as room:
             with running_hub(room, port) as hub:
