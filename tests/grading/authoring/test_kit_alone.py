@@ -15,10 +15,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from release_rules import graded_cells_passing
 
 from autograder.grading.authoring.hub.environments import closure, installed_tops
 from autograder.grading.cli import main
 from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
     SOLUTIONS_DIR,
     assignments,
     notebook_path,
@@ -134,6 +136,8 @@ def test_a_blank_release_runs_as_a_student_finds_it(kit_python, kernel_name, ass
     )
     raised = errors(notebook)
     assert raised, "a blank release must fail its checks"
+    passing = graded_cells_passing(notebook)
+    assert passing == [], f"graded cells that pass with no answer written: {passing}"
     assert not [name for _, name, _ in raised if name in {"ModuleNotFoundError", "ImportError"}]
     # given cells and torch cells run; one that uses an unwritten answer stops at its stub,
     # and a later one that needs what that cell would have made finds no such name
@@ -144,6 +148,29 @@ def test_a_blank_release_runs_as_a_student_finds_it(kit_python, kernel_name, ass
             stopped = True
     text = progress_text(notebook)
     assert re.search(r"progress: 0 of \d+ checks pass, 0 fail, \d+ not attempted", text), text
+
+
+def test_the_blank_release_probe_sees_a_graded_cell_that_passes():
+    """A graded cell that passes without any answer (free points) is reported, and one
+    that raised is not."""
+    notebook = nbformat.read(notebook_path(COURSE_DIR, "00-recipe"), as_version=4)
+    graded = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    for cell in graded:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="")]
+    assert graded_cells_passing(notebook) == [], "every graded code cell raised"
+    free_points = nbformat.v4.new_code_cell("assert True")
+    free_points.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": "free_points",
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    notebook.cells.append(free_points)
+    assert graded_cells_passing(notebook) == ["assert True"]
 
 
 def solved(release, solution):
