@@ -32,7 +32,9 @@ doctor: $(STAMP)
 
 # Three test processes on two cores: many tests wait on kernels, servers and browsers, and a
 # third process fills those waits (measured: 17 min 1 s against 18 min 15 s with two, both
-# quiet; 21 min 28 s beside a full-time CPU hog, every test passing).
+# quiet; 21 min 28 s beside a full-time CPU hog, every test passing). Four were slower on
+# 2026-12-07: 14 min 22 s against 13 min 16 s with three, the machine's CPU busy throughout
+# (vmstat: under 1% idle), so a fourth process only adds contention.
 test: $(STAMP) lint
 	$(BIN)/pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=30 tests solutions solutions-es --nbval-lax --nbval-current-env
 
