@@ -16,7 +16,9 @@ c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
 c.CourseDirectory.course_id = "autograd-course"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "course"
-c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+# No db_url: nbgrader's default is gradebook.db in the course root, an absolute path, so the
+# formgrader (whose server runs in the home folder) opens the gradebook the commands fill.
+# A relative "sqlite:///gradebook.db" is taken from the folder a process runs in instead.
 
 # A check cell builds torch tensors on every device and may run a small training loop:
 # give each cell two minutes before nbgrader interrupts it and records a timeout.

@@ -22,7 +22,7 @@ from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 def course_config(
     base_config: Path,
     root: Path | None,
-    db_url: str,
+    db_url: str | None,
     *more_configs: str,
     **directories: str,
 ) -> str:
@@ -31,7 +31,8 @@ def course_config(
     ``more_configs`` (paths, a relative one from the written config's folder) are loaded
     after ``base_config``: a translated edition's settings.
     The course moves to ``root`` (None: the folder nbgrader runs in, so the config still
-    holds when the folder is copied) and its gradebook to ``db_url``; ``directories`` sets
+    holds when the folder is copied) and its gradebook to ``db_url`` (None: nbgrader's
+    default, gradebook.db in the course root); ``directories`` sets
     other CourseDirectory folders (``source_directory="source"``, ...). Every config this
     package writes comes from here.
     """
@@ -41,7 +42,7 @@ def course_config(
         *(f"load_subconfig({name!r})  # noqa: F821" for name in more_configs),
         *([f"c.CourseDirectory.root = {str(root)!r}"] if root is not None else []),
         *(f"c.CourseDirectory.{name} = {value!r}" for name, value in directories.items()),
-        f"c.CourseDirectory.db_url = {db_url!r}",
+        *([f"c.CourseDirectory.db_url = {db_url!r}"] if db_url is not None else []),
     ]
     return "\n".join(lines) + "\n"
 
@@ -53,14 +54,15 @@ EDITION_CONFIG = "edition_config.py"
 def write_workspace_config(root: Path) -> None:
     """Point ``root/nbgrader_config.py`` at the workspace: the repository's config, moved.
 
-    Folders and gradebook are relative to the workspace, so a plain copy of it is a course
-    of its own (tests copy graded workspaces). An edition's settings in the workspace
+    Folders and gradebook are relative to the workspace (the gradebook is nbgrader's
+    default, in the course root), so a plain copy of it is a course of its own (tests copy
+    graded workspaces). An edition's settings in the workspace
     (``edition_config.py``) are loaded after the repository's config.
     """
     config = course_config(
         NBGRADER_CONFIG,
         None,
-        "sqlite:///gradebook.db",
+        None,
         *([EDITION_CONFIG] if (root / EDITION_CONFIG).is_file() else []),
         source_directory="source",
         release_directory="release",
