@@ -362,6 +362,8 @@ def _similarity(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     for skipped in run.skipped:
         print(f"  skipped {skipped.author}: {skipped.reason}")
+    if note := run.alone_note():
+        print(f"  note: {note}")
     flagged = [pair for pair in run.pairs if pair.flagged(settings)]
     for pair in flagged:
         print(f"  {pair.a} ~ {pair.b} ({pair.kind}): {pair.score:.2f}")

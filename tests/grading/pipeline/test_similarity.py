@@ -246,6 +246,28 @@ def test_command_prints_flagged_pairs(tmp_path, capsys):
     assert "one ~ two (cohort)" in out and "1 flagged pairs" in out
 
 
+def test_a_cohort_of_one_says_it_was_compared_with_the_reference_alone(tmp_path, capsys):
+    root = course_root(tmp_path, RECIPE)
+    hand_in(root / "submitted", "solo", RECIPE, recipe_notebook(honest_scalar(KAHN_BACKWARD)))
+    hand_in(root / "submitted", "garbled", RECIPE, b"\xff\xfe not a notebook")
+    assert main(["similarity", RECIPE, "--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "note: only one submission to compare (solo): it was compared with the reference" in out
+    assert "--against" in out and "0 flagged pairs of 1 " in out
+
+
+def test_two_students_or_an_archive_need_no_such_note(tmp_path, capsys):
+    root = course_root(tmp_path, RECIPE)
+    notebook = recipe_notebook(honest_scalar(KAHN_BACKWARD))
+    hand_in(root / "submitted", "solo", RECIPE, notebook)
+    hand_in(tmp_path / "2025" / "submitted", "old", RECIPE, notebook)
+    archive = str(tmp_path / "2025" / "submitted")
+    assert main(["similarity", RECIPE, "--root", str(root), "--against", archive]) == 0
+    hand_in(root / "submitted", "duo", RECIPE, notebook)
+    assert main(["similarity", RECIPE, "--root", str(root)]) == 0
+    assert "note: only one submission" not in capsys.readouterr().out
+
+
 def test_the_grading_report_names_each_flagged_students_highest_match(recipe_cohort):
     from autograder.grading.pipeline.report.gather import read_similarity
     from autograder.grading.pipeline.report.html import render_report

@@ -30,6 +30,19 @@ class SimilarityRun:
     skipped: list[Skipped] = field(default_factory=list)
     written: tuple[Path, ...] = ()
 
+    def alone_note(self) -> str | None:
+        """What a run with one comparable submission and no archive compared it with (only
+        the reference solution), or None when students were compared with each other."""
+        origins = [document.origin for document in self.documents.values()]
+        if origins.count("cohort") != 1 or "archive" in origins:
+            return None
+        [student] = [d.author for d in self.documents.values() if d.origin == "cohort"]
+        return (
+            f"only one submission to compare ({student}): it was compared with the reference "
+            "solution alone; pass --against with earlier years' submitted/ folders to compare "
+            "it with them"
+        )
+
 
 def read_folder(
     folder: Path, assignment: str, origin: str, prefix: str, release: Release
