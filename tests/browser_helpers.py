@@ -66,8 +66,7 @@ def browser_unavailable_reason() -> str | None:
     if system_tools.chromium() is None:
         where = (
             system_tools.hidden_note("chromium")
-            if system_tools.hidden("chromium")
-            else f"no Chromium at {system_tools.chromium_wanted()}"
+            or f"no Chromium at {system_tools.chromium_wanted()}"
         )
         return system_tools.missing(
             "chromium", f"{where} (or set {system_tools.CHROMIUM_ENV} to a Chromium binary)"

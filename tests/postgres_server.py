@@ -47,9 +47,8 @@ class PostgresServer:
 def why_not_available() -> str | None:
     """Why no test server can be started here (None: it can)."""
     if system_tools.postgres_binaries() is None:
-        if system_tools.hidden("postgres"):
-            return system_tools.missing("postgres", system_tools.hidden_note("postgres"))
-        return system_tools.missing("postgres", "initdb and pg_ctl are not installed")
+        why = system_tools.hidden_note("postgres") or "initdb and pg_ctl are not installed"
+        return system_tools.missing("postgres", why)
     if os.geteuid() == 0:
         if shutil.which("runuser") is None:
             return system_tools.missing(

@@ -127,8 +127,8 @@ def sandbox_finding() -> Finding:
         fix = f"unset {sandbox.SANDBOX_ENV}" if sandbox.forced_off() else sandbox.NO_SANDBOX_FIX
         return Finding("sandbox", f"cannot sandbox: {reason}", False, fix, True)
     found = sandbox.sandbox_description()
-    if system_tools.hidden("bwrap"):
-        found += f"; the system's bwrap {system_tools.hidden_note('bwrap')}"
+    if note := system_tools.hidden_note("bwrap"):
+        found += f"; the system's bwrap {note}"
     return Finding("sandbox", found)
 
 
@@ -250,8 +250,8 @@ def chromium_finding() -> Finding:
     tool = system_tools.TOOLS["chromium"]
     path = system_tools.chromium()
     if path is None:
-        why = system_tools.hidden_note("chromium") if system_tools.hidden("chromium") else ""
-        return Finding(f"Chromium ({tool.needed_for})", why or "not found", False, tool.install)
+        why = system_tools.hidden_note("chromium") or "not found"
+        return Finding(f"Chromium ({tool.needed_for})", why, False, tool.install)
     status, out = run([str(path), "--version"])
     version = out.splitlines()[0] if status == 0 and out else "version unknown"
     return Finding(f"Chromium ({tool.needed_for})", f"{version} ({path})")
@@ -262,8 +262,8 @@ def postgres_finding() -> Finding:
     folder = system_tools.postgres_binaries()
     name = f"PostgreSQL ({tool.needed_for})"
     if folder is None:
-        why = system_tools.hidden_note("postgres") if system_tools.hidden("postgres") else ""
-        return Finding(name, why or "not found (SQLite gradebooks work)", False, tool.install)
+        why = system_tools.hidden_note("postgres") or "not found (SQLite gradebooks work)"
+        return Finding(name, why, False, tool.install)
     status, out = run([str(folder / "pg_ctl"), "--version"])
     return Finding(name, f"{out if status == 0 else 'version unknown'} ({folder})")
 

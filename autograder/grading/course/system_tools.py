@@ -62,15 +62,21 @@ TOOLS = {
 }
 
 
+def switched_off(variable: str) -> bool:
+    """Whether the environment variable ``variable`` says off (0, off, no or false)."""
+    return os.environ.get(variable, "").strip().lower() in ("0", "off", "no", "false")
+
+
 def hidden(key: str) -> bool:
     """Whether the system's ``key`` tool is hidden through ``AUTOGRADER_SYSTEM_<KEY>``."""
-    value = os.environ.get(HIDE_PREFIX + key.upper(), "")
-    return value.strip().lower() in ("0", "off", "no", "false")
+    return switched_off(HIDE_PREFIX + key.upper())
 
 
-def hidden_note(key: str) -> str:
-    """Why a hidden tool counts as missing, for messages."""
-    return f"hidden by {HIDE_PREFIX}{key.upper()}={os.environ[HIDE_PREFIX + key.upper()]}"
+def hidden_note(key: str) -> str | None:
+    """Why the tool ``key`` counts as missing when it is hidden, for messages; None when
+    it is not hidden."""
+    variable = HIDE_PREFIX + key.upper()
+    return f"hidden by {variable}={os.environ[variable]}" if hidden(key) else None
 
 
 def which(program: str, key: str | None = None) -> str | None:
@@ -108,29 +114,30 @@ def missing(key: str, detail: str) -> str:
     return f"needs {TOOLS[key].name}: {detail}"
 
 
-def tool_of_reason(reason: str) -> SystemTool | None:
-    """The tool a skip reason made by ``missing`` names (None: another kind of skip)."""
+def tool_of_reason(reason: str) -> tuple[SystemTool, str] | None:
+    """The tool a skip reason made by ``missing`` names, and the detail it gives (None:
+    another kind of skip)."""
     for tool in TOOLS.values():
-        if f"needs {tool.name}: " in reason:
-            return tool
+        _, found, detail = reason.partition(f"needs {tool.name}: ")
+        if found:
+            return tool, detail
     return None
 
 
 def untested_lines(reasons: list[str]) -> list[str]:
     """One line per missing tool from the skip reasons of a test run: how many tests it
     cost, why, and the command that brings it; then one line per other kind of skip."""
-    by_tool: dict[str, list[str]] = {}
+    by_tool: dict[str, list[str]] = {}  # tool key -> the details of its skips
     others: dict[str, int] = {}
     for reason in reasons:
-        tool = tool_of_reason(reason)
-        if tool is None:
+        named = tool_of_reason(reason)
+        if named is None:
             others[reason] = others.get(reason, 0) + 1
         else:
-            by_tool.setdefault(tool.key, []).append(reason)
+            by_tool.setdefault(named[0].key, []).append(named[1])
     lines = []
-    for key, found in by_tool.items():
-        tool, count = TOOLS[key], len(found)
-        detail = found[0].split(f"needs {tool.name}: ", 1)[1]
+    for key, details in by_tool.items():
+        tool, count, detail = TOOLS[key], len(details), details[0]
         lines.append(
             f"not tested here: {tool.needed_for} ({count} test{'s' if count > 1 else ''} "
             f"skipped, they need {tool.name}: {detail}); to test it: {tool.install}"

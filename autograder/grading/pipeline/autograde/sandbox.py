@@ -99,7 +99,7 @@ os.execv(args[0], args)
 
 def forced_off() -> bool:
     """The sandbox is switched off through the environment (for testing the fallback)."""
-    return os.environ.get(SANDBOX_ENV, "").strip().lower() in ("0", "off", "no", "false")
+    return system_tools.switched_off(SANDBOX_ENV)
 
 
 @functools.cache
