@@ -23,6 +23,7 @@ from autograder.grading.course.repo_paths import REPO_ROOT
 LOCK_FILE = REPO_ROOT / "requirements.lock"
 KERNEL_TIMEOUT = 90  # seconds for a sandboxed kernel to start and answer (torch not imported)
 MINIMUM_PYTHON = (3, 11)
+FILTERED = "filter active: True"  # what the sandboxed kernel prints under its filter
 
 
 @dataclass(frozen=True)
@@ -142,11 +143,11 @@ def filter_finding() -> Finding:
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
         "module.install()\n"
-        "print([l for l in open('/proc/self/status') if l.startswith('Seccomp:')][0].split()[1])"
+        "import os; print(module.filter_active(os.getpid()))"
     )
     status, out = run([sys.executable, "-c", code, syscall_filter.__file__])
     name = f"system-call filter ({platform.machine()})"
-    if status == 0 and out.splitlines()[-1:] == ["2"]:
+    if status == 0 and out.splitlines()[-1:] == ["True"]:
         return Finding(name, "loads; a kernel under it cannot trace or enter another process")
     detail = out.splitlines()[-1] if out else f"exit status {status}"
     fix = "grade on x86_64 or aarch64 Linux with seccomp (a kernel built with CONFIG_SECCOMP)"
@@ -164,7 +165,7 @@ def sandboxed_kernel_finding() -> Finding:
     except Exception as error:  # any failure to start is the finding, named
         fix = "run the command again; if it persists, `autograd-course demo` shows the error"
         return Finding("sandboxed kernel", f"did not start: {error}", False, fix, True)
-    if answer != "seccomp 2":
+    if answer != FILTERED:
         return Finding(
             "sandboxed kernel", f"started without its filter ({answer})", False, "", True
         )
@@ -212,9 +213,9 @@ def start_sandboxed_kernel() -> str:
                     said = (root / "kernel.log").read_text().strip().splitlines()[-1:]
                     raise RuntimeError(f"{error} {' '.join(said)}".strip()) from None
                 printed: list[str] = []
-                code = (
-                    "print('seccomp', [l for l in open('/proc/self/status') "
-                    "if l.startswith('Seccomp:')][0].split()[1])"
+                code = (  # the kernel wing is mounted in the sandbox: the same check
+                    "import os\nfrom autograder.kernel.syscall_filter import filter_active\n"
+                    "print('filter active:', filter_active(os.getpid()))"
                 )
                 client.execute_interactive(
                     code, timeout=KERNEL_TIMEOUT, output_hook=lambda m: keep_text(m, printed)

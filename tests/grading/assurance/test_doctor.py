@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from autograder.grading.assurance import doctor
+from autograder.grading.course import system_tools
 from autograder.grading.pipeline.autograde import sandbox
 
 CAPABILITIES = (
@@ -165,3 +166,18 @@ def test_the_lock_check_names_each_difference(tmp_path):
 def test_the_repositorys_lock_is_what_this_environment_installed():
     """make installs the lock: a difference here is a broken install or a stale lock."""
     assert doctor.lock_finding().ok, doctor.lock_finding().line()
+
+
+@pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None,
+    reason=system_tools.missing("bwrap", f"no sandbox here: {sandbox.unavailable_reason()}"),
+)
+def test_a_sandboxed_kernel_started_without_its_filter_blocks_grading(monkeypatch):
+    """Planted: the kernel's launcher is never told where the filter is, so none loads."""
+    from autograder.grading.pipeline.autograde import kernel_launch
+
+    monkeypatch.setattr(kernel_launch, "SYSCALL_FILTER_ENV", "AUTOGRADER_NOT_THE_FILTER")
+    finding = doctor.sandboxed_kernel_finding()
+    assert finding.line() == "[!!] sandboxed kernel: started without its filter " + (
+        "(filter active: False)"
+    )
