@@ -49,10 +49,13 @@ sync-engine: $(STAMP)
 	$(BIN)/autograd-course sync-engine
 
 # The student kit of EDITION (en, es) in KIT_OUT: the kernel-side wheel and the release
-# notebooks, no answers. The command refuses a folder that is not empty: remove it to rebuild.
+# notebooks the term allows today (term.toml's due dates), or up to THROUGH; no release in it
+# shows an open assignment's answers. The command refuses a folder that is not empty.
 KIT_OUT ?= build/kit-$(EDITION)
+THROUGH ?=
 kit: $(STAMP)
-	$(BIN)/autograd-course student-kit --edition $(EDITION) --out $(KIT_OUT)
+	$(BIN)/autograd-course student-kit --edition $(EDITION) --out $(KIT_OUT) \
+		$(if $(THROUGH),--through $(THROUGH))
 
 # JupyterLab for students: copies the notebooks work/ lacks from course/ (never overwriting
 # one), then opens work/ with the student profile student-lab/ (no nbgrader instructor tools,

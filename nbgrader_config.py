@@ -20,6 +20,13 @@ c.CourseDirectory.release_directory = "course"
 # formgrader (whose server runs in the home folder) opens the gradebook the commands fill.
 # A relative "sqlite:///gradebook.db" is taken from the folder a process runs in instead.
 
+# The term (term.toml in the course root): a release that would show the answers of an
+# assignment still open is refused, by `nbgrader release_assignment`, the formgrader and
+# `autograd-course release-assignment` alike (autograder/grading/authoring/scheduled_release.py).
+c.ExchangeFactory.release_assignment = (
+    "autograder.grading.authoring.scheduled_release.ScheduledRelease"
+)
+
 # A check cell builds torch tensors on every device and may run a small training loop:
 # give each cell two minutes before nbgrader interrupts it and records a timeout.
 c.Execute.timeout = 120

@@ -8,16 +8,19 @@ commands (autograde, feedback, export, report) work on an nbgrader course root g
 import argparse
 import contextlib
 import faulthandler
+import json
 import os
 import shlex
 import signal
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 from autograder.grading.course.nbgrader_workspace import NbgraderError
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
+from autograder.grading.course.term import TERM_FILE
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -81,13 +84,71 @@ def _student_kit(args: argparse.Namespace) -> int:
     from autograder.grading.authoring.student_kit import KitError, build_kit, request
 
     try:
-        kit = request(edition(args.edition), args.assignment, args.out)
+        kit = request(
+            edition(args.edition),
+            args.out,
+            through=args.through,
+            self_study=args.self_study,
+            at=args.at,
+            term_file=args.term,
+        )
     except KitError as error:
         raise UsageError(str(error)) from None
     for path in build_kit(kit):
         size = (kit.out / path).stat().st_size
         print(f"{size:>10,}  {path}")
     print(f"student kit for {', '.join(kit.assignments)} ({args.edition}) in {kit.out}")
+    for note in kit.notes:
+        print(note)
+    return 0
+
+
+def _aware_time(text: str) -> datetime:
+    """A command-line date and time that says its time zone (an offset or Z)."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date and time") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone: add an offset, e.g. +01:00")
+    return value
+
+
+def _reveals(args: argparse.Namespace) -> int:
+    from autograder.grading.authoring.i18n.edition import edition, editions
+    from autograder.grading.authoring.reveals import markdown_table, reveal_map
+
+    chosen = editions() if args.edition == "all" else [edition(args.edition)]
+    maps = [reveal_map(each) for each in chosen]
+    if args.json:
+        print(json.dumps([each.as_json() for each in maps], indent=2))
+    else:
+        print(markdown_table(maps))
+    return 0
+
+
+def _release_assignment(args: argparse.Namespace) -> int:
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.grading.course.course_root import nbgrader_config
+
+    _course(args.root, args.assignment)
+    config = nbgrader_config(args.root)
+    if args.force is not None:
+        if not args.force.strip():
+            raise UsageError("--force needs a reason, e.g. --force 'every hand-in of 01 is in'")
+        config.ScheduledRelease.force_reason = args.force.strip()
+    result = NbGraderAPI(CourseDirectory(config=config), config=config).release_assignment(
+        args.assignment
+    )
+    if not result["success"]:
+        marker = "release refused"
+        log = result.get("log", "").splitlines()
+        refused = [line[line.index(marker) :] for line in log if marker in line]
+        other = (result.get("error") or result.get("log") or "release failed").strip()
+        raise UsageError(refused[-1] if refused else other.splitlines()[-1])
+    print(f"released {args.assignment} to nbgrader's exchange")
     return 0
 
 
@@ -684,14 +745,53 @@ def build_parser() -> argparse.ArgumentParser:
         "student-kit",
         help="write the student kit: the kernel-side wheel (no reference engine, no grading "
         "tools) and the release notebooks, one folder each",
-        description="Write the student kit into an empty folder. Examples: "
-        "`autograd-course student-kit --out build/kit`; "
-        "`autograd-course student-kit 00-recipe 01-worked-example --edition es --out kit-es`.",
+        description="Write the student kit of a point in the term into an empty folder: the "
+        "notebooks whose releases show no open assignment's answers (term.toml gives the due "
+        "dates). Examples: `autograd-course student-kit --out build/kit`; "
+        "`autograd-course student-kit --through 01-worked-example --edition es --out kit-es`.",
     )
-    kit.add_argument("assignment", nargs="*", help="assignment ids (default: all)")
     kit.add_argument("--edition", choices=("en", "es"), default="en", help="default: en")
     kit.add_argument("--out", type=Path, required=True, help="a new or empty folder for the kit")
+    kit.add_argument(
+        "--through",
+        metavar="ASSIGNMENT",
+        help="the kit up to ASSIGNMENT; assignments before it without a due date are taken as "
+        "closed, and one still open by its dates refuses the kit",
+    )
+    kit.add_argument(
+        "--at",
+        type=_aware_time,
+        metavar="DATE",
+        help="judge the term at DATE (ISO 8601 with an offset, e.g. 2027-02-09T12:00+01:00) "
+        "instead of now",
+    )
+    kit.add_argument("--term", type=Path, default=TERM_FILE, help="the term file (term.toml)")
+    kit.add_argument(
+        "--self-study",
+        action="store_true",
+        help="every notebook at once, for someone learning alone: it HOLDS ANSWERS",
+    )
     kit.set_defaults(run=_student_kit)
+
+    release_one = commands.add_parser(
+        "release-assignment",
+        help="nbgrader release_assignment, refused while the release shows an open "
+        "assignment's answers (term.toml in the course root)",
+    )
+    release_one.add_argument("assignment")
+    _add_root(release_one)
+    release_one.add_argument(
+        "--force", metavar="REASON", help="release anyway; the reason is logged"
+    )
+    release_one.set_defaults(run=_release_assignment)
+
+    reveals = commands.add_parser(
+        "reveals",
+        help="which assignments' answers each release shows (the share of their solution lines)",
+    )
+    reveals.add_argument("--edition", choices=("en", "es", "all"), default="all")
+    reveals.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    reveals.set_defaults(run=_reveals)
 
     demo = commands.add_parser(
         "demo", help="release, autograde the demo cohort, export and print the grade table"

@@ -5,7 +5,9 @@ notebooks (both editions) and the lines of the reference engine's function bodie
 long enough to be specific (``MIN_LENGTH``). A line a student already sees in the release of
 its own notebook or an earlier one is no secret (it is given code, or boilerplate) and is
 left out. What may hold an answer line is one thing only: the release notebook of a later
-assignment, whose given cells carry the solved engine of the notebooks before it.
+assignment, whose given cells carry the solved engine of the notebooks before it, and only
+once that earlier assignment is closed (a kit built for a point in the term is searched with
+the assignments still open then).
 
 Everything in the kit is searched: archives are opened (a wheel, a zip, a tarball, nested),
 notebooks are read as JSON strings too (JSON escapes quotes), compiled Python's constants
@@ -95,10 +97,11 @@ def release_texts(chosen: list[Edition]) -> list[str]:
     """For each assignment (in order), every cell of its release in every edition, as text:
     a line shown anywhere there (a longer line, a markdown example) is shown to students."""
     texts = []
-    for assignment in assignments():
+    for assignment in assignments(chosen[0].solutions):
         cells = [
             "".join(cell["source"])
             for each in chosen
+            if notebook_path(each.course, assignment).is_file()  # not released yet: shows nothing
             for cell in json.loads(notebook_path(each.course, assignment).read_text("utf-8"))[
                 "cells"
             ]
@@ -198,14 +201,18 @@ def release_number(where: str) -> int | None:
     return None
 
 
-def find_leaks(kit: Path, secrets: list[Secret]) -> list[Leak]:
-    """Every answer line in the kit folder where no rule allows it."""
+def find_leaks(
+    kit: Path, secrets: list[Secret], still_open: frozenset[int] = frozenset()
+) -> list[Leak]:
+    """Every answer line in the kit folder where no rule allows it. The answers of a
+    ``still_open`` assignment (by number) are allowed nowhere, not even in a later release."""
     leaks = []
     for path in sorted(p for p in kit.rglob("*") if p.is_file()):
         for where, text in texts(path.relative_to(kit).as_posix(), path.read_bytes()):
             release = release_number(where)
             for secret in secrets:
                 allowed = release is not None and secret.answers is not None
+                allowed = allowed and secret.answers not in still_open
                 if allowed and release > secret.answers:
                     continue  # a later notebook's given cells: the solved earlier engine
                 if secret.line in text:

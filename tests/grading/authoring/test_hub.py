@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import time
+from datetime import UTC, datetime, timedelta
 
 import nbformat
 import pytest
@@ -36,7 +37,12 @@ from autograder.grading.authoring.hub.accounts import processes_of
 from autograder.grading.authoring.hub.classroom import classroom
 from autograder.grading.authoring.hub.exchange import COURSE_ID, chown_tree, write_user_settings
 from autograder.grading.authoring.hub.launch import free_port, running_hub
-from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
+from autograder.grading.course.repo_paths import (
+    COURSE_DIR,
+    REPO_ROOT,
+    SOLUTIONS_DIR,
+    notebook_path,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -229,6 +235,32 @@ def test_a_submission_of_an_assignment_never_released_is_refused(released):
     assert f"Assignment not found: {outbound}" in said, said
     assert entries(inbound) == before
     assert not list(cache.rglob(f"*{NEVER_RELEASED}*"))
+
+
+def test_a_release_showing_an_open_assignments_answers_is_refused_on_the_hub(released):
+    """02's release shows 01's answers: with 01 due in a week, the instructor's nbgrader
+    refuses to release it (the course settings' release, scheduled_release.py)."""
+    room = released
+    later, earlier = "02-how-it-works", "01-worked-example"
+    added = [room.course_root / "source" / a for a in (earlier, later)]
+    added.append(room.course_root / "release" / later)
+    for assignment in (earlier, later):
+        shutil.copytree(SOLUTIONS_DIR / assignment, room.course_root / "source" / assignment)
+    shutil.copytree(COURSE_DIR / later, added[-1])  # what generate_assignment makes of it
+    term = room.course_root / "term.toml"
+    kept = term.read_text()
+    due = (datetime.now(UTC) + timedelta(days=7)).replace(microsecond=0)
+    term.write_text(f'[due]\n"{earlier}" = {due.isoformat()}\n[closed]\n"{ASSIGNMENT}" = "out"\n')
+    chown_tree(room.course_root, room.instructor.uid, room.instructor.gid)
+    try:
+        done = as_instructor(room, "-m", "nbgrader", "release_assignment", later, check=False)
+    finally:
+        for folder in added:
+            shutil.rmtree(folder)
+        term.write_text(kept)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and f"{later} shows answers of {earlier}" in said, said
+    assert not (room.exchange / COURSE_ID / "outbound" / later).exists()
 
 
 def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):

@@ -1,8 +1,9 @@
-"""Does the student kit work alone? A fresh virtual environment holds the kit's wheel and the
-third-party packages it needs (numpy, torch, matplotlib, IPython and the kernel), nothing of
-the course's repository, engine, grading tools or nbgrader; a real Jupyter kernel running
-its python executes the released notebooks blank (exercises unwritten) and with the
-reference solutions typed into the answer cells."""
+"""Does the student kit work alone, week by week? A fresh virtual environment holds the kit's
+wheel and the third-party packages it needs (numpy, torch, matplotlib, IPython and the
+kernel), nothing of the course's repository, engine, grading tools or nbgrader; a real
+Jupyter kernel running its python executes each released notebook, from the first weekly
+kit of a term that holds it, blank (exercises unwritten) and with the reference solutions
+typed into the answer cells."""
 
 import copy
 import json
@@ -10,6 +11,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nbformat
@@ -42,11 +44,38 @@ def link_distributions(names: set[str], site: Path) -> None:
                 (site / top.name).symlink_to(top)
 
 
+def weekly_kits(root: Path) -> dict[str, Path]:
+    """Each assignment's folder in the first kit of a weekly term that holds it (one
+    assignment due a week, a kit built mid-week), every kit holding what the week before did."""
+    first_due = datetime(2027, 2, 1, 18, tzinfo=UTC)
+    term = root / "term.toml"
+    term.write_text(
+        "[due]\n"
+        + "".join(
+            f'"{a}" = {(first_due + timedelta(weeks=n)).isoformat()}\n'
+            for n, a in enumerate(assignments())
+        )
+    )
+    first: dict[str, Path] = {}
+    held: list[str] = []
+    for number in range(len(assignments()) + 1):
+        kit = root / f"kit-week-{number}"
+        at = (first_due + timedelta(weeks=number - 1, days=3)).isoformat()
+        assert main(["student-kit", "--term", str(term), "--at", at, "--out", str(kit)]) == 0
+        now_held = sorted(p.name for p in kit.iterdir() if p.is_dir())
+        assert now_held[: len(held)] == held, "a week's kit lost a notebook of the week before"
+        held = now_held
+        first.update({a: kit / a for a in held if a not in first})
+    assert list(first) == assignments()
+    return first
+
+
 @pytest.fixture(scope="module")
 def kit_python(tmp_path_factory):
-    """A kit-only environment's python, with the kit built and installed by pip."""
+    """A kit-only environment's python, with the kit's wheel installed by pip, and each
+    assignment's folder in its first weekly kit."""
     root = tmp_path_factory.mktemp("kit-alone")
-    assert main(["student-kit", "--out", str(root / "kit")]) == 0
+    kits = weekly_kits(root)
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -55,11 +84,11 @@ def kit_python(tmp_path_factory):
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     link_distributions(closure(["numpy", "torch", "matplotlib", "ipython", KERNEL]), Path(purelib))
-    wheel = next((root / "kit").glob("*.whl"))
+    wheel = next(kits[assignments()[0]].parent.glob("*.whl"))
     # pip resolves the wheel's requirements against the linked packages, with no index
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index"]
     subprocess.run([*install, "--quiet", str(wheel)], check=True)
-    return python, root / "kit"
+    return python, kits
 
 
 def in_kit(python: Path, code: str) -> subprocess.CompletedProcess:
@@ -130,8 +159,8 @@ def progress_text(notebook) -> str:
 
 @pytest.mark.parametrize("assignment", assignments())
 def test_a_blank_release_runs_as_a_student_finds_it(kit_python, kernel_name, assignment):
-    _, kit = kit_python
-    folder = kit / assignment
+    _, kits = kit_python
+    folder = kits[assignment]
     notebook = execute(
         nbformat.read(folder / f"{assignment}.ipynb", as_version=4), folder, kernel_name, True
     )
@@ -190,11 +219,13 @@ SOLVED = ["00-recipe", "01-worked-example", "05-common-pitfalls", "09-mixed-prec
 
 
 @pytest.mark.parametrize("assignment", SOLVED)
-def test_the_reference_typed_in_passes_every_visible_check(kit_python, kernel_name, assignment):
-    _, kit = kit_python
-    folder = kit.parent / "solved" / assignment
-    folder.mkdir(parents=True)
-    release = nbformat.read(kit / assignment / f"{assignment}.ipynb", as_version=4)
+def test_the_reference_typed_in_passes_every_visible_check(
+    kit_python, kernel_name, assignment, tmp_path
+):
+    _, kits = kit_python
+    folder = tmp_path / assignment
+    folder.mkdir()
+    release = nbformat.read(kits[assignment] / f"{assignment}.ipynb", as_version=4)
     solution = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
     notebook = execute(solved(release, solution), folder, kernel_name, False)
     text = progress_text(notebook)
@@ -208,9 +239,9 @@ SGD_CHECK = "test_sgd_zero_grad"
 PREREQUISITE_MESSAGE = "this check also runs your `Tensor.add_`, which is not written yet"
 
 
-def solved_but_one(kit: Path) -> nbformat.NotebookNode:
+def solved_but_one(release_folder: Path) -> nbformat.NotebookNode:
     """05 with the reference typed in everywhere but the Tensor cell (add_, mul_)."""
-    release = nbformat.read(kit / PREREQUISITE / f"{PREREQUISITE}.ipynb", as_version=4)
+    release = nbformat.read(release_folder / f"{PREREQUISITE}.ipynb", as_version=4)
     solution = nbformat.read(notebook_path(SOLUTIONS_DIR, PREREQUISITE), as_version=4)
     notebook = solved(release, solution)
     for ours, blank in zip(notebook.cells, release.cells, strict=True):
@@ -225,13 +256,13 @@ def graded_cell(notebook, grade_id: str):
     )
 
 
-def test_a_check_names_the_unwritten_exercise_it_needs(kit_python, kernel_name):
+def test_a_check_names_the_unwritten_exercise_it_needs(kit_python, kernel_name, tmp_path):
     """The SGD check, which borrows add_ from the reference where there is one, asks for add_
     first instead of failing on it."""
-    _, kit = kit_python
-    folder = kit.parent / "prerequisite" / PREREQUISITE
-    folder.mkdir(parents=True)
-    notebook = execute(solved_but_one(kit), folder, kernel_name, True)
+    _, kits = kit_python
+    folder = tmp_path / PREREQUISITE
+    folder.mkdir()
+    notebook = execute(solved_but_one(kits[PREREQUISITE]), folder, kernel_name, True)
     error = next(o for o in graded_cell(notebook, SGD_CHECK).outputs if o.output_type == "error")
     assert error.ename == "NotImplementedError"
     assert PREREQUISITE_MESSAGE in error.evalue
@@ -265,8 +296,8 @@ def test_the_kit_in_a_students_jupyterlab(kit_python, kernel_name, tmp_path):
     from playwright.sync_api import expect
 
     expect.set_options(timeout=PAGE_MS)
-    python, kit = kit_python
-    notebook = solved_but_one(kit)
+    python, kits = kit_python
+    notebook = solved_but_one(kits[PREREQUISITE])
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "kit"}
     for cell in notebook.cells:
         # Run All goes on past a failing cell (JupyterLab sends such a cell stop_on_error

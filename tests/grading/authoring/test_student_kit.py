@@ -31,12 +31,13 @@ def secrets():
 
 @pytest.fixture(scope="module")
 def kits(tmp_path_factory):
-    """The kit of every assignment, per edition (one build each: every assignment's kit is
-    the same wheel and its own release folder, checked below against its own number)."""
+    """The self-study kit of every assignment, per edition (one build each: every
+    assignment's kit is the same wheel and its own release folder, checked below against its
+    own number)."""
     built = {}
     for language in ("en", "es"):
         out = tmp_path_factory.mktemp("kit") / language
-        assert main(["student-kit", "--edition", language, "--out", str(out)]) == 0
+        assert main(["student-kit", "--self-study", "--edition", language, "--out", str(out)]) == 0
         built[language] = out
     return built
 
@@ -163,8 +164,8 @@ def run_cli(capsys, *args):
 
 
 def test_an_unknown_assignment_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
-    code, err = run_cli(capsys, "00-recipe", "09-nope", "--out", str(tmp_path / "kit"))
-    assert (code, len(err)) == (2, 1) and "unknown assignment(s) ['09-nope']" in err[0]
+    code, err = run_cli(capsys, "--through", "09-nope", "--out", str(tmp_path / "kit"))
+    assert (code, len(err)) == (2, 1) and "--through 09-nope: unknown assignment" in err[0]
     assert not (tmp_path / "kit").exists()
 
 
@@ -185,7 +186,7 @@ def test_a_release_older_than_its_solutions_is_refused(tmp_path):
     solution.write_text(json.dumps(notebook))
     stale = Edition("en", root / "solutions", root / "course", None)
     with pytest.raises(KitError, match=r"00-recipe.ipynb is stale .* cell 1"):
-        request(stale, ["00-recipe"], tmp_path / "kit")
+        request(stale, tmp_path / "kit", term_file=tmp_path / "no-term.toml")
     assert not (tmp_path / "kit").exists()
 
 
@@ -193,6 +194,6 @@ def test_a_stale_release_is_one_line_exit_2_from_the_command(tmp_path, capsys, m
     from autograder.grading.authoring import student_kit
 
     monkeypatch.setattr(student_kit, "stale_cells", lambda solution, release: ["cell 3 (setup)"])
-    code, err = run_cli(capsys, "00-recipe", "--out", str(tmp_path / "kit"))
+    code, err = run_cli(capsys, "--out", str(tmp_path / "kit"))
     assert (code, len(err)) == (2, 1) and "is stale" in err[0] and "cell 3 (setup)" in err[0]
     assert not (tmp_path / "kit").exists()

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+from autograder.grading.course.term import TERM_FILE
 
 COURSE_ID = "autograd-course"
 COURSE_FOLDER = "course"  # in the instructor's home: nbgrader's course root
@@ -95,9 +96,10 @@ def student_work_folder(home: Path, uid: int, gid: int) -> Path:
 
 
 def course_root(home: Path, exchange: Path, assignments: list[str], uid: int, gid: int) -> Path:
-    """The instructor's nbgrader course root in their home: the repository's settings, with
-    source/ (a copy of solutions/), release/ and the exchange; the gradebook comes with
-    ``nbgrader generate_assignment``."""
+    """The instructor's nbgrader course root in their home: the repository's settings and
+    term (term.toml, whose due dates decide which release may go out), with source/ (a copy
+    of solutions/), release/ and the exchange; the gradebook comes with ``nbgrader
+    generate_assignment``."""
     root = home / COURSE_FOLDER
     root.mkdir(exist_ok=True)
     settings = NBGRADER_CONFIG.read_text()
@@ -109,6 +111,8 @@ def course_root(home: Path, exchange: Path, assignments: list[str], uid: int, gi
         + f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
         + f"c.Exchange.root = {str(exchange)!r}\n"
     )
+    if not (root / TERM_FILE.name).exists():
+        shutil.copyfile(TERM_FILE, root / TERM_FILE.name)
     ignore = shutil.ignore_patterns(".*", "__pycache__")
     for assignment in assignments:
         target = root / "source" / assignment

@@ -1,0 +1,68 @@
+"""nbgrader's ``release_assignment``, refused while the release would show an open assignment's
+answers: the term's rule (``release_schedule``) wherever nbgrader releases.
+
+The course's nbgrader settings name this class as the exchange's release
+(``c.ExchangeFactory.release_assignment``), so the rule holds for ``nbgrader
+release_assignment``, the formgrader's release button and ``autograd-course
+release-assignment`` alike. What each release shows is read from the course root itself (its
+source and release folders: on a hub the instructor's tools are installed, with no
+repository beside them). The term is the course root's ``term.toml``; a course root without
+one has no due dates, so only a release that shows no other assignment's answers may go out.
+``force_reason`` releases anyway; the reason goes to nbgrader's log and to ``release-log.txt``
+in the course root.
+"""
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
+from traitlets import Unicode
+
+from autograder.grading.authoring.i18n.edition import Edition
+from autograder.grading.authoring.release_schedule import release_refusal
+from autograder.grading.authoring.reveals import reveal_map
+from autograder.grading.course.term import TermError, now, read_term
+
+RELEASE_LOG = "release-log.txt"
+
+
+class ScheduledRelease(ExchangeReleaseAssignment):
+    """The exchange's release of one assignment, refused while it would reveal an open one."""
+
+    term_file = Unicode("term.toml", help="the term's due dates, relative to the course root").tag(
+        config=True
+    )
+    force_reason = Unicode(
+        "", help="release although the term refuses it, for this reason (logged)"
+    ).tag(config=True)
+
+    def init_src(self) -> None:
+        """nbgrader's check of the release folder, then the term's."""
+        super().init_src()
+        assignment = self.coursedir.assignment_id
+        root = Path(self.coursedir.root)
+        course = Edition(
+            "en",
+            root / self.coursedir.source_directory,
+            root / self.coursedir.release_directory,
+            None,
+        )
+        reveals = reveal_map(course)
+        try:
+            term = read_term(root / self.term_file, list(reveals.assignments))
+        except TermError as error:
+            self.fail(str(error))
+        refused = release_refusal(assignment, reveals, term, now())
+        if refused is None:
+            return
+        if not self.force_reason.strip():
+            self.fail(
+                f"release refused: {refused}; to release anyway: autograd-course release-"
+                "assignment --force REASON (nbgrader: --ScheduledRelease.force_reason=REASON)"
+            )
+        when = f"{datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
+        line = f"{when}: released {assignment} although {refused}; forced: {self.force_reason}"
+        self.log.warning(line)
+        with open(os.path.join(self.coursedir.root, RELEASE_LOG), "a", encoding="utf-8") as log:
+            log.write(line + "\n")
