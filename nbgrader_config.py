@@ -27,6 +27,11 @@ c.ExchangeFactory.release_assignment = (
     "autograder.grading.authoring.scheduled_release.ScheduledRelease"
 )
 
+# A hand-in counts as student S's only when S's own account made it: the others (handed in
+# under a classmate's name, an unreadable timestamp) are set aside in the inbound at collect,
+# each with a line (autograder/grading/pipeline/integrity/owned_collect.py).
+c.ExchangeFactory.collect = "autograder.grading.pipeline.integrity.owned_collect.OwnedCollect"
+
 # A check cell builds torch tensors on every device and may run a small training loop:
 # give each cell two minutes before nbgrader interrupts it and records a timeout.
 c.Execute.timeout = 120

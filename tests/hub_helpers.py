@@ -64,6 +64,8 @@ for label, (how, path) in tries.items():
             os.listdir(path)
         elif how == "read":
             open(path, "rb").read(1)
+        elif how == "rename":
+            os.rename(path, path + ".renamed")
         else:
             open(path, "ab").close()
         found[label] = "allowed"
@@ -74,7 +76,8 @@ print(json.dumps(found))
 
 
 def probe(account: Account, python: Path, tries: dict, library: str = "") -> dict[str, str]:
-    """What ``account`` may do with each path: ``tries`` is label -> (list|read|write, path)."""
+    """What ``account`` may do with each path: ``tries`` is label -> (list|read|write|rename,
+    path)."""
     payload = json.dumps({label: (how, str(path)) for label, (how, path) in tries.items()})
     done = run_as(
         account, python, str(python), "-I", "-c", PROBE, payload, cwd=Path("/"), library=library

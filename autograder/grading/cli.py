@@ -152,6 +152,30 @@ def _release_assignment(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refused_hand_ins(args: argparse.Namespace) -> int:
+    from nbgrader.exchange.default.exchange import Exchange
+
+    from autograder.grading.course.course_root import nbgrader_config
+    from autograder.grading.pipeline.integrity.owned_collect import (
+        SET_ASIDE,
+        refusal,
+        refused_hand_ins,
+        remove_refused,
+    )
+
+    config = nbgrader_config(args.root)
+    exchange = config.Exchange.get("root", Exchange.class_traits()["root"].default_value)
+    inbound = Path(exchange) / config.CourseDirectory.course_id / "inbound"
+    if not inbound.is_dir():
+        raise UsageError(f"no inbound folder at {inbound}: nothing was released from {args.root}")
+    found = refused_hand_ins(inbound)
+    for path in found:
+        reason = refusal(path, name=path.name.removeprefix(SET_ASIDE)) or "set aside"
+        print(remove_refused(path) if args.remove else f"{path.name}: {reason}")
+    print(f"{len(found)} refused hand-in(s) in {inbound}")
+    return 0
+
+
 def _hub(args: argparse.Namespace) -> int:
     from autograder.grading.authoring.hub.trial import TrialError, run_trial
 
@@ -784,6 +808,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", metavar="REASON", help="release anyway; the reason is logged"
     )
     release_one.set_defaults(run=_release_assignment)
+
+    refused = commands.add_parser(
+        "refused-hand-ins",
+        help="list (or --remove) the hand-ins collect set aside: made by another account than "
+        "their student's, or with an unreadable timestamp",
+    )
+    _add_root(refused)
+    refused.add_argument("--remove", action="store_true", help="remove them")
+    refused.set_defaults(run=_refused_hand_ins)
 
     reveals = commands.add_parser(
         "reveals",

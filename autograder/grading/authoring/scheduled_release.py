@@ -10,9 +10,14 @@ repository beside them). The term is the course root's ``term.toml``; a course r
 one has no due dates, so only a release that shows no other assignment's answers may go out.
 ``force_reason`` releases anyway; the reason goes to nbgrader's log and to ``release-log.txt``
 in the course root.
+
+The release also gives the exchange's inbound the sticky bit, which nbgrader's does not: in
+a folder every student may write to, a hand-in may then be renamed or removed by its own
+student and the instructor only, never by a classmate who learns its name.
 """
 
 import os
+import stat
 from datetime import datetime
 from pathlib import Path
 
@@ -36,6 +41,13 @@ class ScheduledRelease(ExchangeReleaseAssignment):
     force_reason = Unicode(
         "", help="release although the term refuses it, for this reason (logged)"
     ).tag(config=True)
+
+    def init_dest(self) -> None:
+        """nbgrader's outbound and inbound folders, the inbound made sticky."""
+        super().init_dest()
+        mode = os.stat(self.inbound_path).st_mode
+        if not mode & stat.S_ISVTX:
+            os.chmod(self.inbound_path, stat.S_IMODE(mode) | stat.S_ISVTX)
 
     def init_src(self) -> None:
         """nbgrader's check of the release folder, then the term's."""

@@ -129,10 +129,20 @@ def test_release_fetch_submit_collect_grade_feedback_as_real_users(released):
     later = submitted_at(student(typist, "-m", "nbgrader", "submit", ASSIGNMENT))
     student(idle, "-m", "nbgrader", "submit", ASSIGNMENT)
     assert later > first
+    forge_hand_ins(room, forger=idle, victim=typist)
 
-    instructor("-m", "nbgrader", "collect", ASSIGNMENT)
+    collected = instructor("-m", "nbgrader", "collect", ASSIGNMENT)
     stamp = root / "submitted" / typist.name / ASSIGNMENT / "timestamp.txt"
     assert stamp.read_text().strip() == later
+    refused = [line for line in collected.splitlines() if "hand-in refused for" in line]
+    assert len(refused) == len(FORGED) and all(typist.name in line for line in refused), collected
+    assert any(f"owned by {idle.name}, not by {typist.name}" in line for line in refused)
+    assert any("cannot be read" in line for line in refused)
+    listed = run_as(
+        teacher, teach_py, str(teach_py.parent / "autograd-course"), "refused-hand-ins",
+        cwd=root, library=lib,
+    ).stdout  # fmt: skip
+    assert f"{len(FORGED)} refused hand-in(s)" in listed, listed
     graded = run_as(
         teacher, teach_py, str(teach_py.parent / "autograd-course"), "autograde", ASSIGNMENT,
         "--workers", "2", cwd=root, library=lib,
@@ -154,6 +164,47 @@ def test_release_fetch_submit_collect_grade_feedback_as_real_users(released):
     assert scores[idle.name] == (0.0, total), scores
 
     check_what_students_reach(room, typist, idle)
+
+
+# Hand-ins a classmate makes by hand under another's name: dated far ahead (so nbgrader would
+# take it as the newest), and with a timestamp nbgrader cannot read.
+FORGED = ("2099-01-01 00:00:00.000000 UTC+forged", "next tuesday+forged")
+FORGE = """
+import os, sys
+inbound, victim, assignment, notebook = sys.argv[1:5]
+for stamp in sys.argv[5:]:
+    folder = os.path.join(inbound, f"{victim}+{assignment}+{stamp}")
+    os.mkdir(folder)
+    with open(os.path.join(folder, f"{assignment}.ipynb"), "w") as out:
+        out.write(open(notebook).read())
+    with open(os.path.join(folder, "timestamp.txt"), "w") as out:
+        out.write(stamp.split("+")[0])
+"""
+
+
+def forge_hand_ins(room, forger, victim) -> None:
+    """``forger`` hands in as ``victim`` every way a student could: ``nbgrader submit
+    --student`` (refused at once), folders made by hand in the inbound (set aside at collect)
+    and renaming the victim's real hand-in away (refused: the inbound is sticky)."""
+    work = room.work_folders[forger.name]
+    python = room.student_python
+    done = run_as(
+        forger, python, str(python), "-m", "nbgrader", "submit", ASSIGNMENT,
+        "--student", victim.name, cwd=work, library=room.library_path, check=False,
+    )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and f"never as {victim.name}" in said, said
+    inbound = room.exchange / COURSE_ID / "inbound"
+    blank = notebook_path(work, ASSIGNMENT)
+    run_as(
+        forger, python, str(python), "-I", "-c", FORGE, str(inbound), victim.name, ASSIGNMENT,
+        str(blank), *FORGED, cwd=work, library=room.library_path,
+    )  # fmt: skip
+    real = sorted(
+        p for p in inbound.glob(f"{victim.name}+{ASSIGNMENT}+*") if p.owner() == victim.name
+    )
+    found = probe(forger, python, {"rename": ("rename", real[-1])}, room.library_path)
+    assert found == {"rename": "PermissionError"}, found
 
 
 def check_what_students_reach(room, typist, idle) -> None:
@@ -291,8 +342,9 @@ def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):
 
 def test_a_students_semester_in_the_browser(released, hub):
     """In Chromium: a student logs in, fetches 00-recipe in the Assignments tab, runs a
-    check, submits; the instructor sees the submission in the formgrader; the student
-    fetches the feedback. Screenshots: build/screenshots/hub-*.png."""
+    check, submits; the instructor sees the submission in the formgrader, and its score once
+    the command line has graded it; the student fetches the feedback. Screenshots:
+    build/screenshots/hub-*.png."""
     from browser_helpers import (
         PAGE_MS,
         RUN_MS,
@@ -358,6 +410,12 @@ def test_a_students_semester_in_the_browser(released, hub):
             run_as(teacher, room.instructor_python, course, "autograde", ASSIGNMENT,
                    "--student", student.name, "--workers", "1", cwd=room.course_root,
                    library=room.library_path)  # fmt: skip
+            # the formgrader opens the gradebook the command line graded into (one gradebook)
+            grader.reload()
+            row = grader.locator("tr", has_text=student.name)
+            expect(row).to_contain_text(re.compile(r"\b0 / [1-9]\d*"))
+            expect(row).not_to_contain_text("needs autograding")
+            grader.screenshot(path=str(shots / "hub-formgrader-scores.png"))
             run_as(teacher, room.instructor_python, course, "feedback", ASSIGNMENT,
                    cwd=room.course_root, library=room.library_path)  # fmt: skip
             as_instructor(room, "-m", "nbgrader", "release_feedback", ASSIGNMENT)

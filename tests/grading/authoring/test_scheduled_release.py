@@ -3,6 +3,7 @@ assignment's answers: the project's command, `nbgrader release_assignment` and t
 formgrader's API? Does --force with a reason release it and log the reason?"""
 
 import shutil
+import stat
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -55,9 +56,12 @@ def test_the_command_refuses_in_one_line_naming_the_open_assignment_and_writes_n
     assert outbound(course) == []
 
 
-def test_the_earlier_assignment_itself_goes_out(course, capsys):
+def test_the_earlier_assignment_itself_goes_out_and_the_inbound_is_sticky(course, capsys):
     assert main(["release-assignment", EARLIER, "--root", str(course)]) == 0
     assert outbound(course) == [EARLIER]
+    inbound = course.parent / "exchange" / "autograd-course" / "inbound"
+    # only a hand-in's own student (and the instructor) may rename or remove it
+    assert inbound.stat().st_mode & stat.S_ISVTX
 
 
 def test_force_with_a_reason_releases_and_the_reason_is_logged(course, capsys):

@@ -17,6 +17,7 @@ import os
 import shutil
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
+from nbgrader.utils import get_username
 
 FILE_MODE = 0o640  # the student, and the instructor's group reading
 FOLDER_MODE = 0o750
@@ -43,7 +44,16 @@ def rebuilt_in_place(handed_in: str) -> None:
 
 
 class PrivateSubmit(ExchangeSubmit):
-    """``nbgrader submit`` whose hand-in only its student and the instructors may open."""
+    """``nbgrader submit`` whose hand-in only its student and the instructors may open, made
+    under the student's own name only."""
+
+    def init_dest(self) -> None:
+        """Refuse ``--student`` naming anyone else (collect would refuse the hand-in later,
+        as one its student did not make; better said now)."""
+        claimed, me = self.coursedir.student_id, get_username()
+        if claimed not in ("", "*", me):
+            self.fail(f"you hand in as yourself ({me}), never as {claimed}: leave out --student")
+        super().init_dest()
 
     def copy_files(self) -> None:
         """Submit as nbgrader does, then rebuild the hand-in closed to other students."""
