@@ -239,9 +239,9 @@ def _exclusive(course, args: argparse.Namespace) -> Iterator[None]:
 
 
 def _require_submissions(course, assignment: str) -> None:
-    from autograder.grading.pipeline.autograde import submitted_students
+    from autograder.grading.course.course_root import handed_in
 
-    if not submitted_students(course, assignment):
+    if not any(handed_in(course, assignment)):
         raise UsageError(
             f"no submissions of {assignment}: {course.submitted}/<student>/{assignment}/ "
             "is empty or missing (collect them first, or pass --zip)"
@@ -256,6 +256,7 @@ def _autograde(args: argparse.Namespace) -> int:
 
 def _autograde_course(course, args: argparse.Namespace) -> int:
     from autograder.grading.pipeline.autograde import AutogradeError, autograde, collect_zip
+    from autograder.grading.pipeline.autograde.log import BAD_ID
 
     try:
         if args.zip:
@@ -297,14 +298,20 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
         )
         return 1
     _scan(course, args.assignment, args.zero_flagged)
+    odd = run.with_status(BAD_ID)
+    if odd:
+        print(
+            f"error: {len(odd)} hand-in(s) not graded, their folder names are not ids nbgrader "
+            "can take (above); rename each folder and run autograde again",
+            file=sys.stderr,
+        )
     if errored:
         print(
             f"error: {len(errored)} of {len(attempted)} submissions failed to grade (status "
             "error, 0 for now); the others are recorded; running autograde again grades them",
             file=sys.stderr,
         )
-        return 1
-    return 0
+    return 1 if errored or odd else 0
 
 
 def _print_collection(collection, zip_path: Path) -> None:

@@ -92,26 +92,55 @@ def absolute_db_url(db_url: str, folder: Path) -> str:
 GLOB_CHARACTERS = ("*", "?", "[")
 
 
+def _is_pattern(name: str) -> bool:
+    return any(c in name for c in GLOB_CHARACTERS)
+
+
+def _is_padded(name: str) -> bool:
+    return name != name.strip()
+
+
+def _is_too_long(name: str) -> bool:
+    return len(name) > MAX_ID_LENGTH
+
+
+def id_problem(name: str) -> str | None:
+    """Why nbgrader cannot grade under the id ``name``, with what to do (None: it can)."""
+    if _is_pattern(name):
+        return (
+            f"its id has {', '.join(GLOB_CHARACTERS)}, which nbgrader reads as a pattern "
+            "matching other ids: rename its folder without them"
+        )
+    if _is_padded(name):
+        return (
+            "its id has leading or trailing spaces, which nbgrader cannot grade: rename its "
+            "folder without the spaces"
+        )
+    if _is_too_long(name):
+        return f"its id is longer than the gradebook's {MAX_ID_LENGTH} characters: rename its folder"
+    return None
+
+
 def check_ids(kind: str, ids: Iterable[str]) -> None:
     """Refuse ids longer than the gradebook's columns hold, with spaces around them
     (nbgrader finds no notebook for such an id) or with characters nbgrader's folder
     search reads as a pattern (one id would name others), naming each (shortened)."""
     ids = list(ids)
-    patterns = sorted(i for i in ids if any(c in i for c in GLOB_CHARACTERS))
+    patterns = sorted(filter(_is_pattern, ids))
     if patterns:
         shown = ", ".join(repr(i[:40]) for i in patterns)
         raise AutogradeError(
             f"{kind} ids with {', '.join(GLOB_CHARACTERS)}, which nbgrader reads as patterns "
             f"matching other ids: {shown}; rename them (their folders) without those first"
         )
-    padded = sorted(i for i in ids if i != i.strip())
+    padded = sorted(filter(_is_padded, ids))
     if padded:
         shown = ", ".join(repr(i[:40]) for i in padded)
         raise AutogradeError(
             f"{kind} ids with leading or trailing spaces, which nbgrader cannot grade: "
             f"{shown}; rename them (their folders) without the spaces first"
         )
-    too_long = sorted(i for i in ids if len(i) > MAX_ID_LENGTH)
+    too_long = sorted(filter(_is_too_long, ids))
     if too_long:
         shown = ", ".join(f"{i[:40]!r}... ({len(i)} characters)" for i in too_long)
         raise AutogradeError(
@@ -187,14 +216,23 @@ def as_course(course: Course | Path) -> Course:
     return course if isinstance(course, Course) else load_course(course)
 
 
+def handed_in(course: Course, assignment: str) -> tuple[list[str], dict[str, str]]:
+    """(students with a folder ``submitted/<student>/<assignment>/`` nbgrader can grade,
+    sorted; {student: why not} for the others): one odd folder name never stops the rest."""
+    if not course.submitted.is_dir():
+        return [], {}
+    found = sorted(p.parent.name for p in course.submitted.glob(f"*/{assignment}") if p.is_dir())
+    problems = {name: id_problem(name) for name in found}
+    refused = {name: problem for name, problem in problems.items() if problem}
+    return [name for name in found if name not in refused], refused
+
+
 def submitted_students(course: Course, assignment: str) -> list[str]:
     """Students with a folder ``submitted/<student>/<assignment>/``, sorted; refuses ids
     the gradebook cannot hold."""
-    if not course.submitted.is_dir():
-        return []
-    found = sorted(p.parent.name for p in course.submitted.glob(f"*/{assignment}") if p.is_dir())
-    check_ids("student", found)
-    return found
+    gradable, refused = handed_in(course, assignment)
+    check_ids("student", refused)
+    return gradable
 
 
 def check_source(course: Course, assignment: str) -> None:

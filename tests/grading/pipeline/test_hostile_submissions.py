@@ -10,6 +10,7 @@ import json
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 from tiny_course import graded_cell
 
 from autograder.grading.cli import main
@@ -219,17 +220,27 @@ def test_a_student_id_starting_with_a_dash_works_in_every_command(graded, capsys
 
 @pytest.mark.parametrize(
     ("odd_id", "reason"),
-    [(" bob", "leading or trailing spaces"), ("b*b", "which nbgrader reads as patterns")],
+    [(" bob", "leading or trailing spaces"), ("b*b", "which nbgrader reads as a pattern")],
     ids=["spaces", "pattern"],
 )
-def test_odd_ids_are_refused_before_anything_runs(template, tmp_path, capsys, odd_id, reason):
+def test_an_odd_id_is_refused_on_its_own_line_and_the_others_are_graded(
+    template, tmp_path, capsys, odd_id, reason
+):
     root = copy_workspace(template, tmp_path / "course")
     hand_in(root, "ada", nbformat.writes(answered(root)).encode())
     hand_in(root, odd_id, nbformat.writes(answered(root)).encode())
-    assert main(["autograde", ASSIGNMENT, "--root", str(root)]) == 2
-    error = capsys.readouterr().err.strip().splitlines()
-    assert len(error) == 1 and reason in error[0] and repr(odd_id) in error[0]
-    assert not (root / "autograded").exists()
+    code = main(["autograde", ASSIGNMENT, "--root", str(root), "--verdicts", "kernel"])
+    captured = capsys.readouterr()
+    assert code == 1, captured
+    assert f"{ASSIGNMENT}: 1 bad-id, 1 graded" in captured.out
+    (line,) = [line for line in captured.out.splitlines() if line.startswith(f"  {odd_id}:")]
+    assert reason in line and "rename its folder" in line
+    assert "rename each folder and run autograde again" in captured.err
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_submission(ASSIGNMENT, "ada").score == 1
+        assert [s.id for s in gradebook.students] == ["ada"]
+    logged = {(record["student"], record["status"]) for record in read_log_json(root)}
+    assert logged == {("ada", "graded"), (odd_id, "bad-id")}
 
 
 def test_stripped_metadata_is_matched_by_content_around_added_cells(template):

@@ -11,7 +11,19 @@ from autograder.grading.course.json_records import append_records, read_records
 
 # A file nbgrader cannot grade (not a notebook, unknown grade ids): the student's, 0.
 INVALID_NOTEBOOK = "invalid-notebook"
-STATUSES = ("graded", "timeout", "kernel-died", "memory", INVALID_NOTEBOOK, "error", "skipped")
+# A hand-in folder whose name nbgrader cannot take as an id (spaces around it, a pattern):
+# not graded until the instructor renames it.
+BAD_ID = "bad-id"
+STATUSES = (
+    "graded",
+    "timeout",
+    "kernel-died",
+    "memory",
+    INVALID_NOTEBOOK,
+    "error",
+    "skipped",
+    BAD_ID,
+)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.checks.seed import student_seed
-from autograder.grading.course.course_root import AutogradeError, Course, submitted_students
+from autograder.grading.course.course_root import AutogradeError, Course, handed_in
 from autograder.grading.pipeline.autograde.log import (
+    BAD_ID,
     GradingRecord,
     latest_records,
     read_log_json,
@@ -41,23 +42,39 @@ def already_graded(course: Course, assignment: str, student: str, log: dict) -> 
 
 def plan(
     course: Course, assignment: str, students: list[str] | None, force: bool
-) -> tuple[list[str], list[str]]:
-    """(students to grade, students skipped as already graded).
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """(students to grade, students skipped as already graded, {student: why nbgrader
+    cannot grade them} for hand-ins whose folder name it cannot take).
 
     Named students are always graded; otherwise those graded cleanly and unchanged since
     are skipped unless ``force``.
     """
-    handed_in = submitted_students(course, assignment)
+    gradable, refused = handed_in(course, assignment)
     if students is not None:
-        missing = sorted(set(students) - set(handed_in))
+        missing = sorted(set(students) - set(gradable) - set(refused))
         if missing:
             raise AutogradeError(f"no submission of {assignment} by {missing}")
-        return sorted(set(students)), []
+        named = set(students)
+        chosen = {s: why for s, why in refused.items() if s in named}
+        return sorted(named - set(refused)), [], chosen
     if force:
-        return handed_in, []
+        return gradable, [], refused
     log = latest_records(read_log_json(course.root))
-    skipped = [s for s in handed_in if already_graded(course, assignment, s, log)]
-    return [s for s in handed_in if s not in skipped], skipped
+    skipped = [s for s in gradable if already_graded(course, assignment, s, log)]
+    return [s for s in gradable if s not in skipped], skipped, refused
+
+
+def refused_record(student: str, assignment: str, salt: str, why: str) -> GradingRecord:
+    """The record of a hand-in nbgrader cannot grade under its folder's name (logged)."""
+    return GradingRecord(
+        student=student,
+        assignment=assignment,
+        status=BAD_ID,
+        seconds=0.0,
+        seed=student_seed(student, assignment, salt),
+        message=why,
+        finished_at=utc_now(),
+    )
 
 
 def skipped_record(student: str, assignment: str, salt: str) -> GradingRecord:

@@ -38,7 +38,7 @@ from autograder.grading.pipeline.autograde.notebook_check import (
 )
 from autograder.grading.pipeline.autograde.orphans import sweeping
 from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
-from autograder.grading.pipeline.autograde.plan import plan, skipped_record
+from autograder.grading.pipeline.autograde.plan import plan, refused_record, skipped_record
 from autograder.grading.pipeline.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
     SandboxOptions,
@@ -149,9 +149,11 @@ def autograde_assignments(
     plans = []
     for assignment in assignments:
         check_gradable(course, assignment)
-        to_grade, skipped = plan(course, assignment, settings.students, settings.force)
+        to_grade, skipped, odd = plan(course, assignment, settings.students, settings.force)
         skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
-        plans.append((assignment, to_grade, GradingRun(assignment, skips)))
+        refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
+        append_log(course.root, refusals)  # each odd folder its own line; the rest graded
+        plans.append((assignment, to_grade, GradingRun(assignment, skips + refusals)))
         if settings.progress and skipped:
             print(
                 f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
