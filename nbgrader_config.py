@@ -32,6 +32,10 @@ c.ExchangeFactory.release_assignment = (
 # each with a line (autograder/grading/pipeline/integrity/owned_collect.py).
 c.ExchangeFactory.collect = "autograder.grading.pipeline.integrity.owned_collect.OwnedCollect"
 
+# A late hand-in loses points by the term's [late_policy] (term.toml; none by default),
+# through nbgrader's own late-penalty step (autograder/grading/pipeline/late_policy.py).
+c.AssignLatePenalties.plugin_class = "autograder.grading.pipeline.late_policy.TermLatePolicy"
+
 # A check cell builds torch tensors on every device and may run a small training loop:
 # give each cell two minutes before nbgrader interrupts it and records a timeout.
 c.Execute.timeout = 120

@@ -15,29 +15,34 @@ TEST = {"grade": True, "grade_id": "test_answer", "locked": True, "points": 1}
 TEST |= {"schema_version": 3, "solution": False, "task": False}
 
 
-def tiny_course(base: Path) -> Path:
-    """The course's workspace under ``base``, its assignment generated and released."""
+def tiny_course(base: Path, names: tuple[str, ...] = (ASSIGNMENT,), points: int = 1) -> Path:
+    """The course's workspace under ``base``, its assignments (each the same one exercise,
+    its test worth ``points``) generated and released."""
     setup = nbformat.v4.new_code_cell("import numpy as np")
     solution = nbformat.v4.new_code_cell("answer = None")
     solution.metadata["nbgrader"] = SOLUTION
     test = nbformat.v4.new_code_cell("assert answer == 42")
-    test.metadata["nbgrader"] = TEST
+    test.metadata["nbgrader"] = TEST | {"points": points}
     notebook = nbformat.v4.new_notebook(cells=[setup, solution, test])
-    path = notebook_path(base / "solutions", ASSIGNMENT)
-    path.parent.mkdir(parents=True)
-    nbformat.write(notebook, path)
+    for name in names:
+        path = notebook_path(base / "solutions", name)
+        path.parent.mkdir(parents=True)
+        nbformat.write(notebook, path)
     root = create_workspace(base / "course", base / "solutions")
-    run_nbgrader(root, "generate_assignment", ASSIGNMENT)
+    for name in names:
+        run_nbgrader(root, "generate_assignment", name)
     return root
 
 
-def hand_in(root: Path, student: str, answer_cell: str) -> None:
-    """Submit the release with ``answer_cell`` as the solution cell's code."""
-    release = nbformat.read(notebook_path(root / "release", ASSIGNMENT), 4)
+def hand_in(root: Path, student: str, answer_cell: str, assignment: str = ASSIGNMENT) -> Path:
+    """Submit the release with ``answer_cell`` as the solution cell's code; return the
+    hand-in's folder."""
+    release = nbformat.read(notebook_path(root / "release", assignment), 4)
     release.cells[1].source = answer_cell
-    target = notebook_path(root / "submitted" / student, ASSIGNMENT)
+    target = notebook_path(root / "submitted" / student, assignment)
     target.parent.mkdir(parents=True)
     nbformat.write(release, target)
+    return target.parent
 
 
 def graded_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
@@ -53,3 +58,20 @@ def graded_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
         "task": False,
     }
     return cell
+
+
+def extensions_gradebook(folder, assignment: str, granted: dict[str, float]) -> None:
+    """nbgrader's gradebook beside the term file, with these extensions (hours)."""
+    from nbgrader.api import Gradebook
+
+    from autograder.grading.course.course_root import tools_on_path
+    from autograder.grading.course.schema_head import read_schema_head_in_process
+
+    tools_on_path()
+    read_schema_head_in_process()
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as book:
+        book.add_assignment(assignment)
+        for student, hours in granted.items():
+            book.add_student(student)
+            book.update_or_create_submission(assignment, student)
+            book.grant_extension(assignment, student, hours=hours)

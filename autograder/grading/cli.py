@@ -286,6 +286,9 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
     for record in run.failures:
         print(f"  {record.student}: {record.status}: {record.message}")
+    for record in run.with_status("graded"):
+        if record.message:  # a note on the hand-in (its timestamp), not a failure
+            print(f"  {record.student}: note: {record.message}")
     errored = run.with_status("error")
     attempted = [r for r in run.records if r.status != "skipped"]
     if errored and len(errored) == len(attempted):
@@ -397,6 +400,38 @@ def _mutate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _extension(args: argparse.Namespace) -> int:
+    from autograder.grading.authoring.i18n.edition import Edition
+    from autograder.grading.authoring.reveals import reveal_map
+    from autograder.grading.course.course_root import AutogradeError
+    from autograder.grading.course.term import TermError
+    from autograder.grading.course.term_gradebook import course_term, grant
+
+    course = _course(args.root, args.assignment)
+    try:
+        with _exclusive(course, args):
+            granted = grant(course, args.assignment, args.student, args.hours, args.until)
+        term = course_term(course)
+    except (AutogradeError, TermError) as error:
+        raise UsageError(str(error)) from None
+    if granted.hours:
+        print(
+            f"{granted.student} has until {granted.until:%Y-%m-%d %H:%M %Z} for "
+            f"{granted.assignment} ({granted.hours:g} h past its due date)"
+        )
+    else:
+        print(f"{granted.student} has no extension on {granted.assignment}")
+    reveals = reveal_map(Edition("en", course.source, course.release, None))
+    shown_by = [r for r in reveals.assignments if granted.assignment in reveals.revealed_by(r)]
+    if shown_by:
+        print(
+            f"note: {', '.join(shown_by)} show(s) {granted.assignment}'s answers: no kit or "
+            f"release holds them before {term.closes_at(granted.assignment):%Y-%m-%d %H:%M %Z} "
+            "for anyone (due date + late window + longest extension)"
+        )
+    return 0
+
+
 def _feedback(args: argparse.Namespace) -> int:
     from autograder.grading.course.nbgrader_workspace import run_nbgrader
     from autograder.grading.pipeline.feedback_exporter import exporter_options
@@ -413,15 +448,36 @@ def _feedback(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from nbgrader.api import Gradebook
+
     from autograder.grading.course.nbgrader_workspace import run_nbgrader
-    from autograder.grading.pipeline.safe_csv_export import EXPORTER
+    from autograder.grading.pipeline.lms_export import (
+        EXPORTERS,
+        RosterError,
+        check_roster,
+        read_roster,
+    )
 
     course = _course(args.root)
-    target = (args.to or course.root / "grades.csv").resolve()
+    name = "grades.csv" if args.format == "csv" else f"grades-{args.format}.csv"
+    target = (args.to or course.root / name).resolve()
+    options = []
+    if args.format != "csv":
+        roster_path = (args.roster or course.root / "roster.csv").resolve()
+        try:  # checked here first, so that a bad roster writes nothing
+            roster = read_roster(roster_path)
+            with Gradebook(course.db_url) as gradebook:
+                students = {student.id for student in gradebook.students}
+            check_roster(roster, students, roster_path)
+        except RosterError as error:
+            raise UsageError(str(error)) from None
+        plugin = EXPORTERS[args.format].rsplit(".", 1)[1]
+        options.append(f"--{plugin}.roster={roster_path}")
     with _exclusive(course, args):
-        # nbgrader's export with this package's CSV writer: quoted, formulas neutralised.
-        run_nbgrader(course.workdir, "export", f"--exporter={EXPORTER}", "--to", str(target))
-    print(f"grades exported to {target}")
+        # nbgrader's export with this package's writers: quoted, formulas neutralised.
+        exporter = f"--exporter={EXPORTERS[args.format]}"
+        run_nbgrader(course.workdir, "export", exporter, *options, "--to", str(target))
+    print(f"grades exported to {target} ({args.format})")
     return 0
 
 
@@ -604,10 +660,27 @@ def _add_export_command(commands) -> None:
     """The export command."""
     export = commands.add_parser(
         "export",
-        help="export the gradebook with nbgrader export, as CSV safe to open in a spreadsheet",
+        help="export the gradebook with nbgrader export, as CSV safe to open in a spreadsheet "
+        "(nbgrader's columns, or Canvas's or Moodle's gradebook import)",
     )
     _add_root(export)
-    export.add_argument("--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv")
+    export.add_argument(
+        "--to", type=Path, metavar="CSV", help="default: ROOT/grades.csv (grades-FORMAT.csv)"
+    )
+    export.add_argument(
+        "--format",
+        choices=("csv", "canvas", "moodle"),
+        default="csv",
+        help="csv: nbgrader's columns (default); canvas, moodle: their import, one row per "
+        "student through --roster",
+    )
+    export.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CSV",
+        help="nbgrader id -> LMS ids (columns student, name, lms_id, sis_user_id, sis_login_id, "
+        "section, email); default: ROOT/roster.csv",
+    )
     export.set_defaults(run=_export)
 
 
@@ -803,6 +876,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="every notebook at once, for someone learning alone: it HOLDS ANSWERS",
     )
     kit.set_defaults(run=_student_kit)
+
+    extension = commands.add_parser(
+        "extension",
+        help="give a student more time on an assignment (nbgrader's gradebook); --hours 0 "
+        "takes it back",
+    )
+    extension.add_argument("assignment")
+    extension.add_argument("student")
+    _add_root(extension)
+    more = extension.add_mutually_exclusive_group(required=True)
+    more.add_argument("--hours", type=float, help="hours past the due date")
+    more.add_argument("--until", type=_aware_time, metavar="DATE", help="ISO 8601, with offset")
+    extension.set_defaults(run=_extension)
 
     release_one = commands.add_parser(
         "release-assignment",

@@ -32,7 +32,6 @@ COLUMNS = (
 )
 # What spreadsheets take for the start of a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-EXPORTER = "autograder.grading.pipeline.safe_csv_export.SafeCsvExport"  # for --exporter
 
 
 def neutralised(text: str) -> str:

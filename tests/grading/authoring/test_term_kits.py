@@ -4,6 +4,7 @@ assignment still open, checked by unpacking the kit and searching it for their l
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from tiny_course import extensions_gradebook
 
 from autograder.grading.authoring.kit_leaks import answer_lines, find_leaks
 from autograder.grading.cli import main
@@ -106,7 +107,8 @@ def test_without_due_dates_through_takes_the_earlier_ones_as_closed_and_says_so(
 
 
 def test_an_extension_holds_the_next_release_back_until_the_extended_deadline(capsys, tmp_path):
-    term = weekly_term(tmp_path, f'[extensions."{IDS[1]}"]\nalice = 72\n')
+    term = weekly_term(tmp_path)
+    extensions_gradebook(tmp_path, IDS[1], {"alice": 72, "bob": 24})  # the course's gradebook
     before = START + timedelta(weeks=1, hours=24 + 71)  # 01 due + late window + 71 h
     code, folders, out, _ = kit(capsys, tmp_path, "--term", str(term), "--at", before.isoformat())
     assert (code, folders) == (0, IDS[:2])

@@ -146,6 +146,7 @@ def test_log_has_one_record_per_submission_with_its_seed(parallel):
             "message",
             "finished_at",
             "sandbox",
+            "late_inputs",
         }
         assert record["sandbox"] == "bubblewrap"
         assert record["seed"] == student_seed(record["student"], record["assignment"])

@@ -51,8 +51,11 @@ class JobResult:
 
 def config_as_dict(course: Course) -> dict:
     """The course's nbgrader config as nested dicts, to send with every job, without the
-    course database's URL (it may hold a password; a job has its own sqlite gradebook)."""
+    course database's URL (it may hold a password; a job has its own sqlite gradebook), with
+    the course root's late policy."""
     from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.grading.pipeline.late_policy import policy_config
 
     loaded = PyFileConfigLoader(course.config.name, path=str(course.config.parent)).load_config()
     loaded.get("CourseDirectory", {}).pop("db_url", None)
@@ -60,7 +63,8 @@ def config_as_dict(course: Course) -> dict:
     def plain(value):
         return {k: plain(v) for k, v in value.items()} if isinstance(value, dict) else value
 
-    return plain(loaded)
+    # the course root's late policy travels with the job (a worker may not see the root)
+    return plain(loaded) | {"TermLatePolicy": policy_config(course.root / "term.toml")}
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:

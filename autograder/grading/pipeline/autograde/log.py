@@ -38,6 +38,8 @@ class GradingRecord:
     message: str
     finished_at: str  # ISO 8601, UTC
     sandbox: str = ""  # "bubblewrap", or "not sandboxed (why)"; "" for a skip
+    # What lateness was judged by (due date, extension, late policy): a change regrades.
+    late_inputs: str = ""
 
     def as_dict(self) -> dict:
         """The record as a JSON object."""

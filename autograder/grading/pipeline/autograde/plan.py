@@ -24,10 +24,34 @@ def newest_change(folder: Path) -> float:
     return max(times)
 
 
-def already_graded(course: Course, assignment: str, student: str, log: dict) -> bool:
-    """Graded cleanly before, in the log and the gradebook, and unchanged on disk since."""
+def late_inputs(course: Course, assignment: str, policy: str) -> dict[str, str]:
+    """{student: what their lateness is judged by now} for every student with a hand-in:
+    the assignment's due date in the gradebook, the student's extension there and the late
+    ``policy`` ({} with no due date: nothing can be late)."""
+    with Gradebook(course.db_url) as gradebook:
+        try:
+            due = gradebook.find_assignment(assignment).duedate
+        except MissingEntry:
+            return {}
+        if due is None:
+            return {}
+        given = {s.student_id: s.extension for s in gradebook.assignment_submissions(assignment)}
+    gradable, _ = handed_in(course, assignment)
+    return {
+        student: f"due {due.isoformat()}; extension {given.get(student)}; {policy}"
+        for student in gradable
+    }
+
+
+def already_graded(
+    course: Course, assignment: str, student: str, log: dict, lateness: dict[str, str]
+) -> bool:
+    """Graded cleanly before, in the log and the gradebook, unchanged on disk since, and
+    with its lateness judged by the due date, extension and policy of now."""
     record = log.get((student, assignment))
     if record is None or record.get("status") != "graded":
+        return False
+    if record.get("late_inputs", "") != lateness.get(student, ""):
         return False
     finished = dt.datetime.fromisoformat(record["finished_at"]).timestamp()
     if newest_change(course.submitted / student / assignment) > finished:
@@ -41,13 +65,17 @@ def already_graded(course: Course, assignment: str, student: str, log: dict) -> 
 
 
 def plan(
-    course: Course, assignment: str, students: list[str] | None, force: bool
+    course: Course,
+    assignment: str,
+    students: list[str] | None,
+    force: bool,
+    lateness: dict[str, str],
 ) -> tuple[list[str], list[str], dict[str, str]]:
     """(students to grade, students skipped as already graded, {student: why nbgrader
     cannot grade them} for hand-ins whose folder name it cannot take).
 
     Named students are always graded; otherwise those graded cleanly and unchanged since
-    are skipped unless ``force``.
+    are skipped unless ``force`` (``lateness``: ``late_inputs`` of now).
     """
     gradable, refused = handed_in(course, assignment)
     if students is not None:
@@ -60,7 +88,7 @@ def plan(
     if force:
         return gradable, [], refused
     log = latest_records(read_log_json(course.root))
-    skipped = [s for s in gradable if already_graded(course, assignment, s, log)]
+    skipped = [s for s in gradable if already_graded(course, assignment, s, log, lateness)]
     return [s for s in gradable if s not in skipped], skipped, refused
 
 

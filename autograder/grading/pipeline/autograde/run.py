@@ -3,21 +3,31 @@ local one of ``workers`` processes, or an existing one), each result brought int
 as it finishes."""
 
 import contextlib
+import datetime as dt
+import json
 import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
-from autograder.grading.course.course_root import Course, as_course, check_gradable
+from autograder.grading.course.course_root import (
+    AutogradeError,
+    Course,
+    as_course,
+    check_gradable,
+)
+from autograder.grading.course.term import TermError
+from autograder.grading.course.term_gradebook import course_term, write_due_dates
 from autograder.grading.pipeline.autograde import in_flight
 from autograder.grading.pipeline.autograde.dask_cluster import (
     grading_client,
     run_on_cluster,
     threads_per_job,
 )
+from autograder.grading.pipeline.autograde.hand_in_time import vetted
 from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
 from autograder.grading.pipeline.autograde.job_spec import JobSpec
 from autograder.grading.pipeline.autograde.jobs import (
@@ -38,7 +48,12 @@ from autograder.grading.pipeline.autograde.notebook_check import (
 )
 from autograder.grading.pipeline.autograde.orphans import sweeping
 from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
-from autograder.grading.pipeline.autograde.plan import plan, refused_record, skipped_record
+from autograder.grading.pipeline.autograde.plan import (
+    late_inputs,
+    plan,
+    refused_record,
+    skipped_record,
+)
 from autograder.grading.pipeline.autograde.sandbox import (
     AUTOGRAD_PACKAGES,
     SandboxOptions,
@@ -149,11 +164,26 @@ def autograde_assignments(
     plans = []
     for assignment in assignments:
         check_gradable(course, assignment)
-        to_grade, skipped, odd = plan(course, assignment, settings.students, settings.force)
+    # the term's due dates into the gradebook first: nbgrader judges lateness from there
+    try:
+        term = course_term(course)
+    except TermError as error:
+        raise AutogradeError(str(error)) from None
+    for line in write_due_dates(course, term):
+        if settings.progress:
+            print(line, file=sys.stderr)
+    policy = json.dumps(asdict(term.late_policy), sort_keys=True)
+    judged: dict[str, dict[str, str]] = {}
+    for assignment in assignments:
+        lateness = late_inputs(course, assignment, policy)
+        to_grade, skipped, odd = plan(
+            course, assignment, settings.students, settings.force, lateness
+        )
         skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
         refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
         append_log(course.root, refusals)  # each odd folder its own line; the rest graded
         plans.append((assignment, to_grade, GradingRun(assignment, skips + refusals)))
+        judged[assignment] = lateness
         if settings.progress and skipped:
             print(
                 f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
@@ -199,7 +229,8 @@ def autograde_assignments(
             for assignment, to_grade, run in plans:
                 if to_grade:
                     assignment_started = time.perf_counter()
-                    grade_assignment(cluster, assignment, to_grade, run, settings)
+                    lateness = judged[assignment]
+                    grade_assignment(cluster, assignment, to_grade, run, settings, lateness)
                     run.wall_seconds = time.perf_counter() - assignment_started
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
@@ -230,9 +261,10 @@ def grade_assignment(
     to_grade: list[str],
     run: GradingRun,
     settings: GradingSettings,
+    lateness: dict[str, str],
 ) -> None:
     """Grade ``to_grade``'s submissions of ``assignment`` on the run's cluster, each record
-    logged and added to ``run`` as it comes."""
+    logged (with the ``lateness`` inputs it was judged by) and added to ``run`` as it comes."""
     course = cluster.course
     bar = Progress(len(to_grade), f"autograde {assignment}", enabled=settings.progress)
     snapshot = snapshot_gradebook(course, cluster.jobs_root / f"snapshot-{assignment}.db")
@@ -254,7 +286,15 @@ def grade_assignment(
     ]
 
     def record(result: JobResult, sandbox: str = cluster.sandbox_label) -> None:
-        graded = replace(finish_job(course, result), sandbox=sandbox)
+        student = result.job.student
+        graded = finish_job(course, result)
+        note = notes.get(student, "")
+        graded = replace(
+            graded,
+            sandbox=sandbox,
+            late_inputs=lateness.get(student, ""),
+            message="; ".join(filter(None, (graded.message, note))),
+        )
         append_log(course.root, [graded])
         in_flight.clear(course, assignment, result.job.student)
         run.records.append(graded)
@@ -281,6 +321,11 @@ def grade_assignment(
             after_each=cluster.sweep,
         )
 
+    notes = {}
+    if lateness:  # a due date: when each hand-in was made matters
+        now = dt.datetime.now(dt.UTC)
+        for student, submission in files.submissions.items():
+            files.submissions[student], notes[student] = vetted(submission, now)
     invalid = screen_submissions(files, known_notebooks(course, assignment))
     for job in jobs:
         if job.student in invalid:  # nothing runs: no sandbox to name

@@ -1,0 +1,30 @@
+"""When a hand-in was made, as nbgrader will read it: its ``timestamp.txt``, vetted first.
+
+nbgrader stops a submission's grading on a timestamp it cannot parse; a missing one it
+takes as on time. Here a timestamp that cannot be read is left out of the job (so the
+hand-in is graded, as on time) and a note says so; one in the future is kept as written
+(it makes the hand-in late) and said once, in the record's note.
+"""
+
+import datetime as dt
+
+from nbgrader.utils import parse_utc
+
+TIMESTAMP = "timestamp.txt"
+CLOCK_SLACK = dt.timedelta(minutes=5)  # machines' clocks differ a little
+
+
+def vetted(files: dict[str, bytes], now: dt.datetime) -> tuple[dict[str, bytes], str]:
+    """(the hand-in's files to grade, a note: "" when its timestamp is readable and past)."""
+    raw = files.get(TIMESTAMP)
+    text = raw.decode("utf-8", "replace").strip() if raw is not None else ""
+    if not text:
+        return files, f"no {TIMESTAMP}: graded as on time"
+    try:
+        when = parse_utc(text)
+    except (ValueError, OverflowError, TypeError):
+        kept = {name: data for name, data in files.items() if name != TIMESTAMP}
+        return kept, f"{TIMESTAMP} {text[:60]!r} cannot be read: graded as on time"
+    if when > now.replace(tzinfo=None) + CLOCK_SLACK:
+        return files, f"{TIMESTAMP} {text[:60]!r} is in the future: kept as written"
+    return files, ""
