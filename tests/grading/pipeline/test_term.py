@@ -246,3 +246,17 @@ def test_the_log_records_what_lateness_was_judged_by(term):
     inputs = records[-1]["late_inputs"]
     assert inputs.startswith("due 2026-11-02T18:00:00; extension None; ")
     assert json.loads(inputs.split("; ", 2)[2])["kind"] == "percent"
+
+
+def test_the_feedback_page_shows_the_late_penalty(term, capsys):
+    assert main(["feedback", T1, "--root", str(term), "--student=s04"]) == 0
+    page = (term / "feedback" / "s04" / T1 / f"{T1}.html").read_text()
+    assert "Late submission penalty (Score: -5.0)" in page
+
+
+def test_the_report_shows_the_term_per_submission(term, tmp_path):
+    assert main(["report", T1, "--root", str(term), "--out", str(tmp_path)]) == 0
+    page = (tmp_path / T1 / "report.html").read_text()
+    # s02 (grace), s03, s04, s06, s07, s10, s12 late; s05 extended and on time
+    assert "5 on time, 7 late, 1 with an extension; late penalties 15 points in all" in page
+    assert "48.0 h late, -5" in page and "extension 6 h" in page

@@ -10,6 +10,7 @@ Failing checks show only ``ename: evalue`` of each error, never the traceback, b
 a traceback of a hidden test quotes the hidden test's source.
 """
 
+import datetime as dt
 import json
 import os
 import re
@@ -66,6 +67,9 @@ def read_submissions(course: Course, assignment: str) -> tuple[float, list[Submi
                     for g in notebook.grades
                     if g.cell_type == "code"
                 },
+                seconds_late=s.total_seconds_late,
+                extension_hours=s.extension / dt.timedelta(hours=1) if s.extension else 0.0,
+                penalty=s.late_submission_penalty or 0.0,
             )
             for s in found.submissions
         ]

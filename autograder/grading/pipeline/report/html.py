@@ -16,7 +16,7 @@ import jinja2
 
 from autograder.grading.pipeline.html_pages import page_environment
 from autograder.grading.pipeline.report.figures import EXERCISES_PNG, GRADES_PNG, GRADING_TIME_PNG
-from autograder.grading.pipeline.report.model import AssignmentReport, sandbox_text
+from autograder.grading.pipeline.report.model import AssignmentReport, Submission, sandbox_text
 
 TEMPLATE = "report.html"
 NOT_GRADED = "—"  # a student the log or the scan knows but the gradebook does not
@@ -58,7 +58,33 @@ def summary(report: AssignmentReport) -> list[tuple[str, str]]:
         ("max score", f"{report.max_score:g}"),
         ("graded", report.graded_when()),
         ("kernels", sandbox_text(report.attempts)),
+        ("lateness", lateness_text(report.submissions)),
     ]
+
+
+def lateness_text(submissions: list[Submission]) -> str:
+    """On time, late, extended, and the points the late policy took, over the submissions."""
+    late = [s for s in submissions if s.seconds_late > 0]
+    extended = sum(1 for s in submissions if s.extension_hours)
+    taken = sum(s.penalty for s in submissions)
+    return (
+        f"{len(submissions) - len(late)} on time, {len(late)} late, {extended} with an "
+        f"extension; late penalties {taken:g} points in all"
+    )
+
+
+def late_cell(submission: Submission | None) -> str:
+    """How late one submission was, with its extension and penalty ("" when on time)."""
+    if submission is None or not (submission.seconds_late or submission.extension_hours):
+        return ""
+    parts = []
+    if submission.seconds_late:
+        parts.append(f"{submission.seconds_late / 3600:.1f} h late")
+    if submission.extension_hours:
+        parts.append(f"extension {submission.extension_hours:g} h")
+    if submission.penalty:
+        parts.append(f"-{submission.penalty:g}")
+    return ", ".join(parts)
 
 
 def exercise_rows(report: AssignmentReport) -> list[list[object]]:
@@ -109,6 +135,7 @@ def student_rows(report: AssignmentReport) -> list[list[object]]:
                 student,
                 graded.score if graded else NOT_GRADED,
                 graded.max_score if graded else NOT_GRADED,
+                late_cell(graded),
                 flags.get(student, 0),
                 runtime.get(student, 0),
                 status,

@@ -20,6 +20,9 @@ class Submission:
     max_score: float
     timestamp: str  # when submitted, "" when nbgrader recorded none
     cells: dict[str, tuple[float, float]]  # grade_id -> (score, max score)
+    seconds_late: float = 0.0  # past the due date and the student's extension
+    extension_hours: float = 0.0
+    penalty: float = 0.0  # nbgrader's late penalty, already taken from ``score``
 
 
 @dataclass(frozen=True)
