@@ -27,6 +27,7 @@ from traitlets import Unicode
 from autograder.grading.authoring.i18n.edition import Edition
 from autograder.grading.authoring.release_schedule import release_refusal
 from autograder.grading.authoring.reveals import reveal_map
+from autograder.grading.course.course_root import sqlite_file
 from autograder.grading.course.term import TermError, now, read_term
 
 RELEASE_LOG = "release-log.txt"
@@ -62,7 +63,8 @@ class ScheduledRelease(ExchangeReleaseAssignment):
         )
         reveals = reveal_map(course)
         try:
-            term = read_term(root / self.term_file, list(reveals.assignments))
+            gradebook = sqlite_file(self.coursedir.db_url)  # its extensions hold releases back
+            term = read_term(root / self.term_file, list(reveals.assignments), gradebook)
         except TermError as error:
             self.fail(str(error))
         refused = release_refusal(assignment, reveals, term, now())

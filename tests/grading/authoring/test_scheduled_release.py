@@ -9,6 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from tiny_course import extensions_gradebook
 
 from autograder.grading.cli import main
 from autograder.grading.course.course_root import nbgrader_config
@@ -111,3 +112,11 @@ def test_a_release_after_the_assignment_closed_goes_out(course):
     write_term(course, due_in=-timedelta(days=1))
     assert main(["release-assignment", LATER, "--root", str(course)]) == 0
     assert outbound(course) == [LATER]
+
+
+def test_an_extension_in_the_course_gradebook_keeps_the_release_back(course, capsys):
+    write_term(course, due_in=-timedelta(days=1))  # 01 past due a day ago...
+    extensions_gradebook(course, EARLIER, {"alice": 48})  # ...but alice has two days more
+    assert main(["release-assignment", LATER, "--root", str(course)]) == 2
+    assert "48 h extension" in capsys.readouterr().err
+    assert outbound(course) == []
