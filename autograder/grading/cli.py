@@ -180,7 +180,7 @@ def _hub(args: argparse.Namespace) -> int:
     from autograder.grading.authoring.hub.trial import TrialError, run_trial
 
     try:
-        return run_trial(args.students, args.port, args.password)
+        return run_trial(args.students, args.port, args.password, args.lti)
     except TrialError as error:
         raise UsageError(str(error)) from None
 
@@ -945,6 +945,14 @@ def build_parser() -> argparse.ArgumentParser:
     hub.add_argument("--students", type=_positive, default=2, help="default: 2")
     hub.add_argument("--port", type=_positive, default=8000, help="default: 8000")
     hub.add_argument("--password", help="one password for every account (default: a new one each)")
+    hub.add_argument(
+        "--lti",
+        type=Path,
+        metavar="TOML",
+        help="sign in by LTI 1.3 launches from Canvas or Moodle instead of passwords: the "
+        "platform's issuer, client_id, authorize_url, jwks_endpoint, and the LMS user ids of "
+        "the instructor and the students (docs/instructors.md)",
+    )
     hub.set_defaults(run=_hub)
 
     _add_grading_commands(commands)

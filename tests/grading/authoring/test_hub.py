@@ -314,6 +314,31 @@ def test_a_release_showing_an_open_assignments_answers_is_refused_on_the_hub(rel
     assert not (room.exchange / COURSE_ID / "outbound" / later).exists()
 
 
+def test_an_lti_launch_signs_the_student_in_and_a_tampered_one_is_refused(hub):
+    """A second hub of the class that takes LTI 1.3 launches from a test LMS (its key's JWKS
+    on loopback): a launch signed by the platform logs the student in to their account; a
+    token changed after signing, and a launch by someone the class does not list, are refused."""
+    from lti_platform import CLIENT_ID, ISSUER, launch, test_platform
+
+    from autograder.grading.authoring.hub.lti import LtiPlatform
+
+    room, _ = hub
+    student = room.students[0]
+    with test_platform() as platform:
+        lms = LtiPlatform(
+            ISSUER, CLIENT_ID, platform.authorize_url, platform.jwks_url,
+            {"lms-1001": student.name},
+        )  # fmt: skip
+        with running_hub(room, free_port(), lti=lms) as settings:
+            signed_in = launch(platform, settings.url, "lms-1001")
+            assert signed_in.status_code == 200, signed_in.text[-2000:]
+            assert student.name in signed_in.text
+            tampered = launch(platform, settings.url, "lms-1001", tamper=True)
+            assert tampered.status_code == 400 and "Signature" in tampered.text
+            stranger = launch(platform, settings.url, "lms-9999")
+            assert stranger.status_code == 403
+
+
 def test_a_user_outside_the_course_can_neither_fetch_nor_look(released):
     room = released
     with outsider(room.group) as stranger:

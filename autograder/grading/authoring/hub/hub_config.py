@@ -1,5 +1,6 @@
 """The JupyterHub configuration of a trial class: 127.0.0.1 only, PAM logins for the class's
-Unix accounts, each user's server started as that user from their own environment.
+Unix accounts (or LTI 1.3 launches onto them, ``lti.py``), each user's server started as
+that user from their own environment.
 
 Students' servers run the kit-only environment with a profile that keeps nbgrader's
 Assignments tab and Validate and switches the formgrader, the course list and Create
@@ -9,6 +10,10 @@ Assignment off; the instructor's runs the full environment on the course root, f
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autograder.grading.authoring.hub.lti import LtiPlatform
 
 # The students' Jupyter profile (JUPYTER_CONFIG_PATH, read before the environment's own).
 STUDENT_SERVER_EXTENSIONS = {
@@ -73,6 +78,7 @@ class HubSettings:
     proxy_api_port: int
     proxy: Path
     users: dict[str, UserServer]
+    lti: "LtiPlatform | None" = None  # sign-in by LTI 1.3 launches instead of passwords
 
     @property
     def url(self) -> str:
@@ -109,6 +115,7 @@ c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 c.Spawner.pre_spawn_hook = start_each_user_from({str(users)!r})
 """
+        + "".join(line + "\n" for line in (settings.lti.config_lines() if settings.lti else []))
     )
     return config
 

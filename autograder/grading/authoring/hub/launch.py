@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.grading.authoring.hub.classroom import Classroom
 from autograder.grading.authoring.hub.hub_config import (
@@ -20,6 +21,9 @@ from autograder.grading.authoring.hub.hub_config import (
     write_hub_config,
 )
 from autograder.grading.authoring.hub.proxy import proxy_command
+
+if TYPE_CHECKING:
+    from autograder.grading.authoring.hub.lti import LtiPlatform
 
 
 class HubError(RuntimeError):
@@ -47,7 +51,9 @@ def require_free(port: int) -> None:
             raise HubError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}") from None
 
 
-def hub_settings(room: Classroom, port: int, state: Path) -> HubSettings:
+def hub_settings(
+    room: Classroom, port: int, state: Path, lti: "LtiPlatform | None" = None
+) -> HubSettings:
     """Who starts what: students the kit environment in their working folder with the
     student profile, the instructor the full environment on the course root."""
     teacher = UserServer(
@@ -59,7 +65,7 @@ def hub_settings(room: Classroom, port: int, state: Path) -> HubSettings:
         users[student.name] = UserServer(
             room.student_python.parents[1], work, room.student_profile, room.library_path
         )
-    return HubSettings(state, port, free_port(), free_port(), proxy_command(), users)
+    return HubSettings(state, port, free_port(), free_port(), proxy_command(), users, lti)
 
 
 def _wait_ready(process: subprocess.Popen, url: str, log: Path, timeout: float) -> None:
@@ -79,12 +85,15 @@ def _wait_ready(process: subprocess.Popen, url: str, log: Path, timeout: float) 
 
 
 @contextlib.contextmanager
-def running_hub(room: Classroom, port: int, timeout: float = 90) -> Iterator[HubSettings]:
-    """JupyterHub (and its proxy) for the class on 127.0.0.1:``port`` meanwhile."""
+def running_hub(
+    room: Classroom, port: int, timeout: float = 90, lti: "LtiPlatform | None" = None
+) -> Iterator[HubSettings]:
+    """JupyterHub (and its proxy) for the class on 127.0.0.1:``port`` meanwhile; with
+    ``lti``, signing in by launches from that LMS instead of passwords."""
     require_free(port)
-    state = room.folder / "hub"
+    state = room.folder / ("hub-lti" if lti else "hub")
     state.mkdir(mode=0o700, exist_ok=True)
-    settings = hub_settings(room, port, state)
+    settings = hub_settings(room, port, state, lti)
     config = write_hub_config(settings)
     log = state / "jupyterhub.log"
     with log.open("w") as output:

@@ -2,10 +2,12 @@
 
 import signal
 import time
+from pathlib import Path
 
 from autograder.grading.authoring.hub.accounts import AccountError
 from autograder.grading.authoring.hub.classroom import classroom
 from autograder.grading.authoring.hub.launch import HubError, require_free, running_hub
+from autograder.grading.authoring.hub.lti import LtiError, LtiPlatform, read_lti
 from autograder.grading.authoring.hub.proxy import ProxyError, node_missing
 from autograder.grading.course.repo_paths import assignments
 
@@ -20,16 +22,23 @@ class TrialError(RuntimeError):
     """The trial hub cannot start: one line for the command to print."""
 
 
-def run_trial(students: int, port: int, password: str | None) -> int:
-    """Make the class, start the hub, print how to log in, wait for Ctrl-C, remove it all."""
+def run_trial(students: int, port: int, password: str | None, lti: Path | None = None) -> int:
+    """Make the class, start the hub, print how to log in, wait for Ctrl-C, remove it all.
+    With ``lti`` (a settings file, ``hub/lti.py``), students sign in by launches from the LMS."""
     try:
         require_free(port)  # first: it needs nothing installed, so it is said on any machine
+        if lti is not None:  # checked before any account is made
+            read_lti(lti, "instructor", [f"student{n}" for n in range(students)])
         missing = node_missing()
         if missing:
             raise ProxyError(missing)
         started = time.monotonic()
         with classroom(students, assignments(), password) as room:
-            with running_hub(room, port) as hub:
+            names = [student.name for student in room.students]
+            platform = read_lti(lti, room.instructor.name, names) if lti else None
+            with running_hub(room, port, lti=platform) as hub:
+                if platform is not None:
+                    print_lti_settings(hub.url, platform)
                 seconds = time.monotonic() - started
                 print(f"\nThe course hub is up at {hub.url} (in {seconds:.0f} s).")
                 print(LOCAL_TRIAL_NOTE)
@@ -45,10 +54,21 @@ def run_trial(students: int, port: int, password: str | None) -> int:
                     flush=True,
                 )
                 wait_for_interrupt()
-    except (AccountError, HubError, ProxyError, OSError) as error:
+    except (AccountError, HubError, ProxyError, LtiError, OSError) as error:
         raise TrialError(str(error)) from None
     print("hub stopped; accounts, homes and the exchange removed")
     return 0
+
+
+def print_lti_settings(url: str, platform: LtiPlatform) -> None:
+    """What the instructor pastes into the LMS's tool registration, and who is who."""
+    print(f"\nLTI 1.3: launches from {platform.issuer} (client id {platform.client_id}).")
+    print(f"  OIDC login initiation URL  {url}/hub/lti13/oauth_login")
+    print(f"  redirect (launch) URL      {url}/hub/lti13/oauth_callback")
+    print(f"  target link URI            {url}/hub/home")
+    print(f"  tool configuration (JSON)  {url}/hub/lti13/config")
+    for lms_id, account in platform.accounts.items():
+        print(f"  LMS user {lms_id} -> {account}")
 
 
 def wait_for_interrupt() -> None:
