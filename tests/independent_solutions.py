@@ -1,7 +1,8 @@
-"""Independently written solutions of 01, as student notebooks, for the similarity tests.
+"""Independently written solutions, as student notebooks, for the similarity tests.
 
-Each file of ``tests/fixtures/independent_01/`` is one student's answers, written apart
-from the reference and from each other. A section ``# %% GRADE_ID`` (or ``# %% GRADE_ID N``)
+Each file of ``tests/fixtures/independent_NN/`` (01 and 09) is one student's answers to
+notebook NN, written apart from the reference and from each other (09's by students who
+had only its release). A section ``# %% GRADE_ID`` (or ``# %% GRADE_ID N``)
 replaces the N-th ``# YOUR CODE HERE`` stub of that solution cell, re-indented to the stub;
 ``# %% GRADE_ID end`` is appended to the cell (module-level helpers); ``# %% GRADE_ID cell``
 is the whole cell (a student who rewrote the given code around the stub, too).
@@ -17,16 +18,17 @@ import nbformat
 from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
 
 WORKED = "01-worked-example"
-FIXTURES = Path(__file__).parent / "fixtures" / "independent_01"
+FIXTURES_DIR = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_DIR / "independent_01"
 STUB = re.compile(
     r"^(?P<indent>[ \t]*)# YOUR CODE HERE\n(?P=indent)raise NotImplementedError\(\)$", re.M
 )
 HEADER = re.compile(r"^# %% (?P<cell>\w+)(?: (?P<place>\d+|end|cell))?$")
 
 
-def implementations() -> list[Path]:
-    """The fixture files, one per independent student, sorted by name."""
-    return sorted(FIXTURES.glob("*.py"))
+def implementations(assignment: str = WORKED) -> list[Path]:
+    """The fixture files of ``assignment``, one per independent student, sorted by name."""
+    return sorted((FIXTURES_DIR / f"independent_{assignment[:2]}").glob("*.py"))
 
 
 def read_sections(path: Path) -> dict[tuple[str, str], str]:
@@ -69,10 +71,10 @@ def fill_cell(grade_id: str, stub: str, sections: dict[tuple[str, str], str]) ->
     return filled if end is None else f"{filled}\n\n\n{end}"
 
 
-def student_notebook(path: Path) -> nbformat.NotebookNode:
-    """The release of 01 with every solution cell answered from the fixture at ``path``."""
+def student_notebook(path: Path, assignment: str = WORKED) -> nbformat.NotebookNode:
+    """The release of ``assignment`` with every solution cell answered from the fixture."""
     sections = read_sections(path)
-    notebook = nbformat.read(notebook_path(COURSE_DIR, WORKED), as_version=4)
+    notebook = nbformat.read(notebook_path(COURSE_DIR, assignment), as_version=4)
     answered = set()
     for cell in notebook.cells:
         nbgrader = cell.metadata.get("nbgrader", {})
@@ -85,13 +87,16 @@ def student_notebook(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def run_graded_cells(notebook: nbformat.NotebookNode) -> dict[str, Any]:
+def run_graded_cells(
+    notebook: nbformat.NotebookNode, assignment: str = WORKED, every_cell: bool = False
+) -> dict[str, Any]:
     """Run ``notebook``'s graded cells in order, in one namespace, with the hidden tests.
 
     Each test cell is the source notebook's, hidden tests included, as nbgrader grades it;
-    a failing check raises. Demonstration cells and the progress table are not run.
+    a failing check raises. Demonstration cells (unless ``every_cell``: a notebook whose
+    checks use what they define) and the progress table are not run.
     """
-    source = nbformat.read(notebook_path(SOLUTIONS_DIR, WORKED), as_version=4)
+    source = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
     tests = {
         c.metadata["nbgrader"]["grade_id"]: c.source
         for c in source.cells
@@ -100,7 +105,7 @@ def run_graded_cells(notebook: nbformat.NotebookNode) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__main__"}
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.cell_type != "code" or grade_id in (None, "progress"):
+        if cell.cell_type != "code" or grade_id == "progress" or not (grade_id or every_cell):
             continue
         code = tests.get(grade_id, cell.source)
         exec(compile(code, f"<{grade_id}>", "exec"), namespace)

@@ -315,3 +315,107 @@ def disguise(code: str, split: bool = True, inline: bool = False) -> str:
     if split:
         split_longest(tree)
     return recomment(ast.unparse(ast.fix_missing_locations(tree)))
+
+
+# A medium disguise: independent statements reordered and equivalent constructs swapped
+# (a comprehension and its loop, an if/else and its conditional expression), on top of the
+# renames and new comments.
+
+
+def names_in(node: ast.AST) -> tuple[set[str], set[str]]:
+    """(names ``node`` reads, names it binds)."""
+    read, bound = set(), set()
+    for each in ast.walk(node):
+        if isinstance(each, ast.Name):
+            (bound if isinstance(each.ctx, ast.Store) else read).add(each.id)
+        elif isinstance(each, ast.Attribute | ast.Subscript) and isinstance(each.ctx, ast.Store):
+            bound.add(ast.unparse(each))
+    return read, bound
+
+
+def independent(first: ast.stmt, second: ast.stmt) -> bool:
+    """Two simple assignments that may run in either order: neither reads or binds what the
+    other binds, and neither calls anything (a call may touch anything)."""
+    simple = (ast.Assign, ast.AnnAssign)
+    if not (isinstance(first, simple) and isinstance(second, simple)):
+        return False
+    if any(isinstance(n, ast.Call) for s in (first, second) for n in ast.walk(s)):
+        return False
+    read_1, bound_1 = names_in(first)
+    read_2, bound_2 = names_in(second)
+    return not (bound_1 & (read_2 | bound_2) or bound_2 & read_1)
+
+
+class Reorder(ast.NodeTransformer):
+    """Swap every run of two independent simple assignments."""
+
+    def __init__(self) -> None:
+        self.swapped = 0
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                index = 0
+                while index + 1 < len(body):
+                    if independent(body[index], body[index + 1]):
+                        body[index], body[index + 1] = body[index + 1], body[index]
+                        self.swapped += 1
+                        index += 2
+                    else:
+                        index += 1
+        return node
+
+
+class SwapConstructs(ast.NodeTransformer):
+    """``v = [e for x in it]`` as a loop; ``v = a if c else b`` as an if/else; and back:
+    a one-assignment if/else as a conditional expression."""
+
+    def __init__(self) -> None:
+        self.swapped = 0
+
+    def visit_Assign(self, node: ast.Assign):  # noqa: N802, ANN201 (ast's names)
+        self.generic_visit(node)
+        [target] = node.targets if len(node.targets) == 1 else [None]
+        value = node.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.ListComp):
+            [generator] = value.generators if len(value.generators) == 1 else [None]
+            if generator is not None and not generator.ifs and not generator.is_async:
+                self.swapped += 1
+                append = ast.Expr(ast.Call(
+                    ast.Attribute(ast.Name(target.id, ast.Load()), "append", ast.Load()),
+                    [value.elt], [],
+                ))  # fmt: skip
+                loop = ast.For(generator.target, generator.iter, [append], [])
+                return [ast.Assign([ast.Name(target.id, ast.Store())], ast.List([], ast.Load())),
+                        loop]  # fmt: skip
+        if isinstance(target, ast.Name) and isinstance(value, ast.IfExp):
+            self.swapped += 1
+            return ast.If(
+                value.test,
+                [ast.Assign([ast.Name(target.id, ast.Store())], value.body)],
+                [ast.Assign([ast.Name(target.id, ast.Store())], value.orelse)],
+            )
+        return node
+
+    def visit_If(self, node: ast.If):  # noqa: N802, ANN201
+        self.generic_visit(node)
+        one = [node.body, node.orelse]
+        if all(len(b) == 1 and isinstance(b[0], ast.Assign) for b in one):
+            (left,), (right,) = node.body[0].targets, node.orelse[0].targets
+            if isinstance(left, ast.Name) and isinstance(right, ast.Name) and left.id == right.id:
+                self.swapped += 1
+                expression = ast.IfExp(node.test, node.body[0].value, node.orelse[0].value)
+                return ast.Assign([ast.Name(left.id, ast.Store())], expression)
+        return node
+
+
+def reorder_and_swap(code: str) -> tuple[str, int]:
+    """``code`` with independent statements reordered, equivalent constructs swapped,
+    renamed and recommented; and how many reorders and swaps were made."""
+    tree = ast.parse(code)
+    reorder, swap = Reorder(), SwapConstructs()
+    tree = swap.visit(reorder.visit(tree))
+    tree = RenameLocals().visit(ast.fix_missing_locations(tree))
+    return recomment(ast.unparse(ast.fix_missing_locations(tree))), reorder.swapped + swap.swapped

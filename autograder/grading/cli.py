@@ -501,6 +501,8 @@ def _similarity(args: argparse.Namespace) -> int:
         guarantee=max(args.guarantee, args.noise),
         threshold=args.threshold,
         min_overlap=args.min_overlap,
+        structure_threshold=args.structure_threshold,
+        min_shapes=args.min_shapes,
         top=args.top,
         detail=max(args.detail, args.top),
     )
@@ -514,7 +516,9 @@ def _similarity(args: argparse.Namespace) -> int:
         print(f"  note: {note}")
     flagged = [pair for pair in run.pairs if pair.flagged(settings)]
     for pair in flagged:
-        print(f"  {pair.a} ~ {pair.b} ({pair.kind}): {pair.score:.2f}")
+        print(
+            f"  {pair.a} ~ {pair.b} ({pair.kind}): {pair.score:.2f}, structure {pair.structure:.2f}"
+        )
     print(
         f"{args.assignment}: {len(flagged)} flagged pairs of {len(run.pairs)} that share code "
         f"(evidence for a person; no grade changed): {', '.join(map(str, run.written))}"
@@ -776,6 +780,22 @@ def _add_similarity_command(commands) -> None:
         metavar="N",
         help="...and that shares at least N characters of normalised code, so agreeing "
         f"on a two-line answer is never flagged (default {defaults.min_overlap})",
+    )
+    similarity.add_argument(
+        "--structure-threshold",
+        type=float,
+        default=defaults.structure_threshold,
+        metavar="S",
+        help="also flag two students whose expression shapes (every name the same; order "
+        f"and loop or comprehension do not matter) score S or more (default "
+        f"{defaults.structure_threshold})",
+    )
+    similarity.add_argument(
+        "--min-shapes",
+        type=int,
+        default=defaults.min_shapes,
+        metavar="N",
+        help=f"...over at least N shared expression shapes (default {defaults.min_shapes})",
     )
     similarity.add_argument(
         "--top",

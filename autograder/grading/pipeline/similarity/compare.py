@@ -1,14 +1,19 @@
-"""Pairwise similarity with copydetect: winnowed fingerprints of pygments tokens.
+"""Pairwise similarity: winnowed fingerprints of tokens (copydetect), and expression shapes.
 
 copydetect's tokenizer turns every identifier into one letter and drops comments and
 whitespace before hashing k-grams, so renaming variables, rewriting comments or moving
 blank lines changes no fingerprint; fingerprints are compared as sets, so reordering
 independent definitions moves matches but does not lose them. Fingerprints that occur in
-the boilerplate (the release's cells) are removed first.
+the boilerplate (the release's cells) are removed first, and between two students also
+those of the reference solution: code the text leads everyone to write is no evidence.
+Reordered statements and swapped constructs (a loop for a comprehension) break token runs;
+the shapes of the expressions inside survive them (``structure``), scored the same way.
+A pair is flagged on either measure.
 """
 
 import hashlib
 import io
+from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -19,6 +24,7 @@ from copydetect.utils import get_token_coverage
 
 from autograder.grading.pipeline.similarity.extract import Document
 from autograder.grading.pipeline.similarity.settings import Settings
+from autograder.grading.pipeline.similarity.structure import shapes, structure_score, without
 
 
 @dataclass(frozen=True)
@@ -45,10 +51,26 @@ class Pair:
     share_b: float
     regions_a: tuple[Region, ...]
     regions_b: tuple[Region, ...]
+    structure: float = 0.0  # the larger side's share of its expression shapes in the other
+    shared_shapes: int = 0
+    in_reference: float = 0.0  # of the code the two share, the share the reference holds too
 
     def flagged(self, settings: Settings) -> bool:
-        """Evidence for a person to read: high score over enough shared code."""
-        return self.score >= settings.threshold and self.overlap >= settings.min_overlap
+        """Evidence for a person to read: a high score over enough shared code, on tokens,
+        or between two students on expression shapes (against the reference, shapes are
+        what the text leads every honest student to)."""
+        tokens = self.score >= settings.threshold and self.overlap >= settings.min_overlap
+        shapes = (
+            self.kind != "reference"
+            and self.structure >= settings.structure_threshold
+            and self.shared_shapes >= settings.min_shapes
+        )
+        return tokens or shapes
+
+    @property
+    def rank(self) -> float:
+        """What orders pairs: the higher of the two scores."""
+        return max(self.score, self.structure)
 
 
 def stable_kgram_hashes(text: str, k: int) -> np.ndarray:
@@ -135,7 +157,7 @@ def regions(document: Document, slices: np.ndarray) -> tuple[Region, ...]:
 
 def quick_pair(
     first: tuple[Document, CodeFingerprint], second: tuple[Document, CodeFingerprint]
-) -> Pair | None:
+) -> Pair:
     """The pair's score from its fingerprint sets alone: each side's share found in the other.
 
     Counting shared winnowed fingerprints is the measure MOSS reports, and costs a set
@@ -144,9 +166,8 @@ def quick_pair(
     """
     (doc_a, print_a), (doc_b, print_b) = first, second
     shared = len(print_a.hashes & print_b.hashes)
-    if not shared:  # most honest pairs
-        return None
-    share_a, share_b = shared / len(print_a.hashes), shared / len(print_b.hashes)
+    share_a = shared / len(print_a.hashes) if print_a.hashes else 0.0
+    share_b = shared / len(print_b.hashes) if print_b.hashes else 0.0
     return Pair(
         a=doc_a.author,
         b=doc_b.author,
@@ -182,22 +203,48 @@ def compare_all(
     archives: list[Document],
     boilerplate: str,
     settings: Settings,
+    given: list[str] | None = None,
 ) -> list[Pair]:
     """Every student against every other, the reference and every archived submission.
 
-    Pairs scoring under ``settings.floor`` are left out; the rest come highest score
-    first, the first ``settings.detail`` (by the quick score) located and scored exactly;
-    the rest keep the quick score and no regions (never flagged: no overlap measured).
+    ``given``: the release's code cells (their expression shapes are no evidence).
+    Pairs scoring under ``settings.floor`` on both measures are left out; the rest come
+    highest first, the first ``settings.detail`` (by the quick scores) located and scored
+    exactly; the rest keep the quick score and no regions (flagged on shapes alone).
     """
     common = boilerplate_hashes(boilerplate, settings)
+    taught = common | (boilerplate_hashes(reference.text, settings) if reference else set())
     others = [*archives] if reference is None else [reference, *archives]
-    prints = {d.author: (d, fingerprint(d, settings, common)) for d in [*cohort, *others]}
-    students = [prints[d.author] for d in cohort]
-    targets = [prints[d.author] for d in others]
-    found = [quick_pair(x, y) for x, y in combinations(students, 2)]
-    found += [quick_pair(x, y) for x in students for y in targets]
-    pairs = [p for p in found if p is not None and p.score >= settings.floor]
-    pairs.sort(key=lambda p: (-p.score, p.a, p.b))
-    located = [locate(pair, prints) for pair in pairs[: settings.detail]]
-    located.sort(key=lambda p: (-p.score, -p.overlap, p.a, p.b))
+    everyone = [*cohort, *others]
+    # Against the reference: the release left out; between students: the reference too.
+    plain = {d.author: (d, fingerprint(d, settings, common)) for d in everyone}
+    between = {d.author: (d, fingerprint(d, settings, taught)) for d in cohort + archives}
+    handed = shapes(given or [])
+    reference_shapes = without(shapes(reference.sources), handed) if reference else Counter()
+    bags = {d.author: without(shapes(d.sources), handed) for d in everyone}
+    students_only = {d.author: without(bags[d.author], reference_shapes) for d in cohort + archives}
+
+    def measured(a: Document, b: Document) -> Pair:
+        prints = plain if b.origin == "reference" else between
+        pair = quick_pair(prints[a.author], prints[b.author])
+        kept = bags if b.origin == "reference" else students_only
+        structure, shared_shapes = structure_score(kept[a.author], kept[b.author])
+        return replace(pair, structure=structure, shared_shapes=shared_shapes)
+
+    only_reference = taught - common
+
+    def with_reference_share(pair: Pair) -> Pair:
+        shared = plain[pair.a][1].hashes & plain[pair.b][1].hashes
+        share = len(shared & only_reference) / len(shared) if shared else 0.0
+        return replace(pair, in_reference=share)
+
+    found = [measured(x, y) for x, y in combinations(cohort, 2)]
+    found += [measured(x, y) for x in cohort for y in others]
+    pairs = [with_reference_share(p) for p in found if p.rank >= settings.floor]
+    pairs.sort(key=lambda p: (-p.rank, p.a, p.b))
+    located = [
+        locate(pair, plain if pair.kind == "reference" else between)
+        for pair in pairs[: settings.detail]
+    ]
+    located.sort(key=lambda p: (-p.rank, -p.overlap, p.a, p.b))
     return located + pairs[settings.detail :]

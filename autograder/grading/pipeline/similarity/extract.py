@@ -10,7 +10,7 @@ import ast
 import bisect
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -29,6 +29,7 @@ class Document:
     origin: str  # "cohort", "reference" or "archive"
     text: str
     lines: tuple[tuple[str, int], ...]  # per line of text: (grade_id, line in that cell)
+    sources: tuple[str, ...] = ()  # the whole solution cells, for their syntax trees
 
     @cached_property
     def line_starts(self) -> list[int]:
@@ -160,6 +161,7 @@ class Release:
         released = sorted(release_folder.glob("*.ipynb")) if release_folder.is_dir() else []
         from_source = not released
         self.stubs: dict[str, str] = {}
+        self.cells: list[str] = []  # every code cell handed out, as it was
         texts = []
         for path in released or sorted(source_folder.glob("*.ipynb")):
             for cell in read_notebook(path).cells:
@@ -167,6 +169,7 @@ class Release:
                     continue
                 text = "\n".join(split_regions(cell.source)[1]) if from_source else cell.source
                 texts += [text, canonical(text)]
+                self.cells.append(text)
                 if is_solution(cell):
                     self.stubs[str(cell.metadata["nbgrader"].get("grade_id", "?"))] = text
         self.boilerplate = "\n\n".join(texts)
@@ -193,14 +196,16 @@ def submission_document(
     document = release.written(author, origin, cells)
     if not document.text.strip():
         return Skipped(author, "nothing written beyond the release's solution cells")
-    return document
+    return replace(document, sources=tuple(source for _, source in cells))
 
 
 def reference_document(source_folder: Path) -> Document:
     """The reference solution: the source notebooks' solution regions."""
     parts: list[Part] = []
+    sources = []
     for path in sorted(source_folder.glob("*.ipynb")):
         for grade_id, source in solution_cells(read_notebook(path)):
             inside = [(n, line) for n, line in split_regions(source)[0] if line.strip()]
             parts.append((grade_id, [n for n, _ in inside], [line for _, line in inside]))
-    return join_parts("reference", "reference", parts)
+            sources.append(source)
+    return replace(join_parts("reference", "reference", parts), sources=tuple(sources))

@@ -35,6 +35,9 @@ def pair_record(pair: Pair, settings: Settings) -> dict[str, object]:
         "share_a": round(pair.share_a, 4),
         "share_b": round(pair.share_b, 4),
         "overlap": pair.overlap,
+        "structure": round(pair.structure, 4),
+        "shared_shapes": pair.shared_shapes,
+        "in_reference": round(pair.in_reference, 4),
         # False past --detail: the score counts shared fingerprints, no regions were located
         "located": bool(pair.overlap),
         "flagged": pair.flagged(settings),

@@ -81,7 +81,7 @@ def run_similarity(
         archives += found
     reference = reference_document(source)
     documents = {d.author: d for d in [*cohort, *archives, reference]}
-    pairs = compare_all(cohort, reference, archives, release.boilerplate, settings)
+    pairs = compare_all(cohort, reference, archives, release.boilerplate, settings, release.cells)
     out = course.root / OUT_NAME / assignment
     written = write_results(out, assignment, pairs, documents, skipped, settings)
     return SimilarityRun(pairs, documents, skipped, written)
