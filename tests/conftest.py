@@ -28,7 +28,7 @@ SLOWEST_FIRST = (
     "test_independence.py",
     "test_sandbox.py",
     "test_trusted_grading.py",
-    "test_term.py",
+    "test_term_end_to_end.py",
     "test_dask_engine.py",
     "test_mutation.py",
     "test_kit_alone.py",

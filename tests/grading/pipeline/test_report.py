@@ -240,8 +240,9 @@ def test_flags_of_this_assignment_are_listed(page):
     ]
     assert "other-assignment-rule" not in page.visible
     # scan flags, then the runtime record's
-    assert row_for(page, "Students", "bug-power-rule")[3:5] == ["1", "1"]
-    assert row_for(page, "Students", "blank")[3:5] == ["1", "0"]
+    # columns: student, score, max, late, scan flags, runtime flags, status
+    assert row_for(page, "Students", "bug-power-rule")[4:6] == ["1", "1"]
+    assert row_for(page, "Students", "blank")[4:6] == ["1", "0"]
     assert "runtime-process" in page.visible and "Rules runtime-*" in page.visible
 
 
