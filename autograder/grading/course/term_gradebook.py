@@ -5,6 +5,7 @@ nbgrader computes lateness from the gradebook (an assignment's ``duedate``, a su
 before every grading; extensions are nbgrader's own (``grant_extension``), kept only there.
 """
 
+import math
 import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -14,6 +15,9 @@ from sqlalchemy.exc import SAWarning
 
 from autograder.grading.course.course_root import AutogradeError, Course
 from autograder.grading.course.term import Term, read_term
+
+
+LONGEST_HOURS = 24 * 366  # an extension past a year is a typo (or a term of its own)
 
 
 def course_term(course: Course) -> Term:
@@ -78,8 +82,10 @@ def grant(
         )
     if until is not None:
         hours = (until - due) / timedelta(hours=1)
-    if hours is None or hours < 0:
+    if hours is None or not math.isfinite(hours) or hours < 0:
         raise AutogradeError(f"an extension must end after the due date ({due:%Y-%m-%d %H:%M %Z})")
+    if hours > LONGEST_HOURS:
+        raise AutogradeError(f"an extension of {hours:g} h is longer than a year: not a term's")
     with Gradebook(course.db_url) as book:
         try:
             book.find_assignment(assignment)

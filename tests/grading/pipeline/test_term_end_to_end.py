@@ -260,3 +260,15 @@ def test_the_report_shows_the_term_per_submission(term, tmp_path):
     # s02 (grace), s03, s04, s06, s07, s10, s12 late; s05 extended and on time
     assert "5 on time, 7 late, 1 with an extension; late penalties 15 points in all" in page
     assert "48.0 h late, -5" in page and "extension 6 h" in page
+
+
+@pytest.mark.parametrize(
+    ("hours", "message"),
+    [("nan", "must end after the due date"), ("-2", "must end after the due date"),
+     ("100000", "longer than a year")],
+)  # fmt: skip
+def test_an_impossible_extension_is_exit_2_and_changes_nothing(term, capsys, hours, message):
+    before = penalties(term, T1)
+    assert main(["extension", T1, "s01", "--hours", hours, "--root", str(term)]) == 2
+    assert message in capsys.readouterr().err
+    assert penalties(term, T1) == before
