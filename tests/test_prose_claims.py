@@ -62,3 +62,37 @@ def test_02_next_functions_numbers_the_output_of_the_node_an_input_came_from():
     said = prose("02-how-it-works")
     assert "the number is which output of that node the input was" in flat(said["en"])
     assert "el número dice qué salida de ese nodo era la entrada" in flat(said["es"])
+
+
+def test_07_the_joint_norm_is_not_one_long_vectors_for_norm_type_0():
+    first, second = torch.nn.Parameter(torch.zeros(3)), torch.nn.Parameter(torch.zeros(2))
+    first.grad = torch.tensor([1.0, 1.0, 0.0])  # 2 nonzeros
+    second.grad = torch.tensor([3.0, 0.0])  # 1 nonzero
+    joint = torch.nn.utils.clip_grad_norm_([first, second], 100.0, norm_type=0)
+    assert joint.item() == 2.0  # the count of nonzero per-tensor counts, not 3
+    everything = torch.cat([first.grad, second.grad])
+    assert torch.linalg.vector_norm(everything, 0).item() == 3.0
+    for p in (1.0, 2.0, 3.5, float("inf")):  # for these, the same as one long vector
+        joint = torch.nn.utils.clip_grad_norm_([first, second], 1e9, norm_type=p)
+        assert torch.isclose(joint, torch.linalg.vector_norm(everything, p))
+    said = prose("07-faq")
+    assert "gradients with 2 and 1 nonzeros give 2, not 3" in flat(said["en"])
+    assert "gradientes con 2 y 1 valores no nulos dan 2, no 3" in flat(said["es"])
+
+
+def test_03_the_inference_tensor_error_is_in_the_hidden_tests_only_as_the_text_says():
+    from autograder.checks.hidden_tests import split_hidden_tests
+    from autograder.grading.course.repo_paths import SOLUTIONS_DIR
+
+    notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, "03-gradient-controls"), as_version=4)
+    [cell] = [
+        c
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "test_requires_grad"
+    ]
+    visible, hidden = split_hidden_tests(cell.source)
+    assert "requires_grad_() on an inference tensor" not in visible
+    assert any("requires_grad_() on an inference tensor" in block for block in hidden)
+    said = prose("03-gradient-controls")
+    assert "the third (an inference tensor) is graded by the hidden tests only" in flat(said["en"])
+    assert "lo califican solo las pruebas ocultas" in flat(said["es"])
