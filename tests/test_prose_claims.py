@@ -96,3 +96,35 @@ def test_03_the_inference_tensor_error_is_in_the_hidden_tests_only_as_the_text_s
     said = prose("03-gradient-controls")
     assert "the third (an inference tensor) is graded by the hidden tests only" in flat(said["en"])
     assert "lo califican solo las pruebas ocultas" in flat(said["es"])
+
+
+def test_03_two_backward_calls_add_up_from_no_gradient_in_the_demo_cell():
+    """The demo prints a.grad after two backward calls of sum(a * a): 2a twice, [4, 8], with
+    the gradient of the detach demo above it cleared first."""
+    notebook = nbformat.read(
+        notebook_path(editions()[0].solutions, "03-gradient-controls"), as_version=4
+    )
+    [cell] = [c for c in notebook.cells if c.get("id") == "code-07"]
+    namespace = {"torch": torch, "print": lambda *args: None}
+    exec(cell.source, namespace)
+    assert namespace["a"].grad.tolist() == [4.0, 8.0]
+
+
+def test_06_n_is_the_size_of_y_only_when_y_has_the_predictions_shape():
+    import numpy as np
+
+    prediction = torch.tensor([[0.5], [1.5], [-1.0]], requires_grad=True)
+    same = torch.tensor([[1.0], [1.0], [0.0]])
+    torch.nn.functional.mse_loss(prediction, same).backward()
+    by_text = 2 * (prediction.detach() - same) / same.numel()
+    assert torch.allclose(prediction.grad, by_text)
+    prediction.grad = None
+    flat_y = same.reshape(-1)  # (3,) against (3, 1): broadcasts to (3, 3)
+    ((prediction - flat_y) ** 2).mean().backward()
+    difference = prediction.detach() - flat_y
+    summed = (2 * difference / difference.numel()).sum(axis=1, keepdims=True)
+    assert torch.allclose(prediction.grad, summed)
+    assert not np.allclose(prediction.grad, 2 * difference.sum(1, keepdim=True) / flat_y.numel())
+    said = prose("06-alternatives")
+    assert "`y` has the prediction's shape here" in flat(said["en"])
+    assert "aquí `y` tiene la forma de la predicción" in flat(said["es"])
