@@ -173,6 +173,21 @@ def check_raises_like(
 
     expected = _builtin_class(torch_exc)
     name = expected.__name__
+    if isinstance(engine_exc, NotImplementedError) and not issubclass(
+        expected, NotImplementedError
+    ):  # the stub's error: a subclass of RuntimeError, never the deliberate check torch makes
+        raise _raises_failure(
+            tr(
+                "misuse {label}: yours raised NotImplementedError: a cell it runs is not "
+                "written yet (torch raises {raised})",
+                label=label,
+                raised=_describe(torch_exc),
+            )
+            + "\n  "
+            + hint_line(tr("write the cells marked # YOUR CODE HERE that this check runs first")),
+            torch_exc,
+            engine_exc,
+        ) from engine_exc
     if engine_exc is None:
         raise _raises_failure(
             tr(

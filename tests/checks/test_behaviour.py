@@ -297,3 +297,19 @@ def test_raises_like_bad_inputs_are_named(kwargs, error, text):
     with pytest.raises(error) as info:
         check_raises_like(engine_backward_on_vector, torch_backward_on_vector, **arguments)
     assert text in str(info.value)
+
+
+def test_an_unwritten_cell_is_not_written_yet_never_raises_as_torch_does():
+    """The stub raises NotImplementedError, a RuntimeError: torch's RuntimeError must not
+    make an unwritten exercise pass, nor call it the wrong message."""
+    for match in (None, "does not require grad"):
+        with pytest.raises(AssertionError) as info:
+            check_raises_like(
+                raiser(NotImplementedError()),
+                torch_backward_on_vector,
+                what="backward on a non-scalar",
+                match=match,
+            )
+        message = str(info.value)
+        assert "not written yet" in message and "as torch does" not in message
+        assert "# YOUR CODE HERE" in message
