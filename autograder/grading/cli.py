@@ -401,8 +401,7 @@ def _mutate(args: argparse.Namespace) -> int:
 
 
 def _extension(args: argparse.Namespace) -> int:
-    from autograder.grading.authoring.i18n.edition import Edition
-    from autograder.grading.authoring.reveals import reveal_map
+    from autograder.grading.authoring.reveals import course_reveal_map
     from autograder.grading.course.course_root import AutogradeError
     from autograder.grading.course.term import TermError
     from autograder.grading.course.term_gradebook import course_term, grant
@@ -421,7 +420,7 @@ def _extension(args: argparse.Namespace) -> int:
         )
     else:
         print(f"{granted.student} has no extension on {granted.assignment}")
-    reveals = reveal_map(Edition("en", course.source, course.release, None))
+    reveals = course_reveal_map(course.source, course.release)
     shown_by = [r for r in reveals.assignments if granted.assignment in reveals.revealed_by(r)]
     if shown_by:
         print(

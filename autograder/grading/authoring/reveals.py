@@ -9,6 +9,7 @@ measure an instructor reads ("03 shows 100% of 02's answers").
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.grading.authoring.i18n.edition import Edition
 from autograder.grading.authoring.kit_leaks import notebook_secrets, release_texts
@@ -88,6 +89,12 @@ def reveal_map(chosen: Edition) -> RevealMap:
             if shown or tests_shown:
                 reveals.append(Reveal(release, other, shown, len(solution), tests_shown))
     return RevealMap(chosen.language, ids, tuple(reveals))
+
+
+def course_reveal_map(source: Path, release: Path) -> RevealMap:
+    """The reveal map of an nbgrader course root's own ``source`` and ``release`` folders
+    (a hub's instructor has the tools installed, with no repository beside them)."""
+    return reveal_map(Edition("en", source, release, None))
 
 
 def markdown_table(maps: list[RevealMap]) -> str:

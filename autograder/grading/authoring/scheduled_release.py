@@ -24,9 +24,8 @@ from pathlib import Path
 from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
 from traitlets import Unicode
 
-from autograder.grading.authoring.i18n.edition import Edition
 from autograder.grading.authoring.release_schedule import release_refusal
-from autograder.grading.authoring.reveals import reveal_map
+from autograder.grading.authoring.reveals import course_reveal_map
 from autograder.grading.course.course_root import sqlite_file
 from autograder.grading.course.term import TermError, now, read_term
 
@@ -55,13 +54,8 @@ class ScheduledRelease(ExchangeReleaseAssignment):
         super().init_src()
         assignment = self.coursedir.assignment_id
         root = Path(self.coursedir.root)
-        course = Edition(
-            "en",
-            root / self.coursedir.source_directory,
-            root / self.coursedir.release_directory,
-            None,
-        )
-        reveals = reveal_map(course)
+        source, release = self.coursedir.source_directory, self.coursedir.release_directory
+        reveals = course_reveal_map(root / source, root / release)
         try:
             gradebook = sqlite_file(self.coursedir.db_url)  # its extensions hold releases back
             term = read_term(root / self.term_file, list(reveals.assignments), gradebook)

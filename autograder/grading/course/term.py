@@ -27,9 +27,10 @@ assignment is open until closed that way.
 """
 
 import contextlib
+import json
 import sqlite3
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -63,6 +64,10 @@ class LatePolicy:
         started = -(-seconds_late // UNITS[self.per])  # a started hour or day counts whole
         return score * min(self.cap, self.percent * started) / 100
 
+    def as_json(self) -> str:
+        """The policy as one JSON text: what a job's config carries, what the log compares."""
+        return json.dumps(asdict(self), sort_keys=True)
+
     def describe(self) -> str:
         """The policy in a few words, for pages and logs."""
         grace = f" after {self.grace_minutes:g} min of grace" if self.grace_minutes else ""
@@ -88,13 +93,16 @@ class Term:
     closed: dict[str, str] = field(default_factory=dict)
     late_policy: LatePolicy = LatePolicy()
 
+    def longest_extension(self, assignment: str) -> float:
+        """The longest extension granted on ``assignment``, in hours (0 without one)."""
+        return max(self.extensions.get(assignment, {}).values(), default=0.0)
+
     def closes_at(self, assignment: str) -> datetime | None:
         """When the last hand-in of ``assignment`` may arrive; None without a due date."""
         due = self.due.get(assignment)
         if due is None:
             return None
-        longest = max(self.extensions.get(assignment, {}).values(), default=0.0)
-        return due + self.late_window + timedelta(hours=longest)
+        return due + self.late_window + timedelta(hours=self.longest_extension(assignment))
 
     def is_open(self, assignment: str, at: datetime) -> bool:
         """Whether hand-ins of ``assignment`` may still arrive at ``at``."""
@@ -112,7 +120,7 @@ class Term:
         parts = [f"due {due:%Y-%m-%d %H:%M %Z}".rstrip()]
         if self.late_window:
             parts.append(f"{self.late_window / timedelta(hours=1):g} h late window")
-        longest = max(self.extensions.get(assignment, {}).values(), default=0.0)
+        longest = self.longest_extension(assignment)
         if longest:
             parts.append(f"{longest:g} h extension")
         return f"it is open until {closes:%Y-%m-%d %H:%M %Z} ({' + '.join(parts)})"

@@ -10,7 +10,6 @@ job's config (``policy``, JSON); a plain ``nbgrader autograde`` run in the cours
 """
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
@@ -21,7 +20,7 @@ from autograder.grading.course.term import LatePolicy, read_late_policy
 
 def policy_config(term_file: Path) -> dict:
     """The plugin's config for the policy of ``term_file``, for a job's nbgrader config."""
-    return {"policy": json.dumps(asdict(read_late_policy(term_file)))}
+    return {"policy": read_late_policy(term_file).as_json()}
 
 
 class TermLatePolicy(LateSubmissionPlugin):

@@ -41,3 +41,19 @@ def test_a_future_timestamp_is_kept_as_written_and_said():
     assert kept == files and "is in the future: kept as written" in said
     near = NOTEBOOK | {TIMESTAMP: b"2026-12-07 12:03:00.000000 UTC"}  # within clock slack
     assert vetted(near, NOW) == (near, "")
+
+
+def test_an_ungraded_hand_ins_timestamp_is_read_the_same_way(tmp_path):
+    """merge records an ungraded hand-in's time with the same reading: none when unreadable."""
+    from types import SimpleNamespace
+
+    from autograder.grading.pipeline.autograde.merge import submission_timestamp
+
+    folder = tmp_path / "submitted" / "ada" / "tiny"
+    folder.mkdir(parents=True)
+    course = SimpleNamespace(submitted=tmp_path / "submitted")
+    assert submission_timestamp(course, "tiny", "ada") is None
+    (folder / TIMESTAMP).write_bytes(b"\xff\xfe not a time")
+    assert submission_timestamp(course, "tiny", "ada") is None
+    (folder / TIMESTAMP).write_text("2026-12-01 10:00:00.000000 UTC")
+    assert submission_timestamp(course, "tiny", "ada") == dt.datetime(2026, 12, 1, 10)

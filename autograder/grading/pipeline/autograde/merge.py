@@ -7,11 +7,11 @@ import shutil
 
 import nbformat
 from nbgrader.api import Gradebook
-from nbgrader.utils import parse_utc
 
 from autograder.grading.course.course_root import Course
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.pipeline.autograde.grade_job import write_files
+from autograder.grading.pipeline.autograde.hand_in_time import LONGEST, TIMESTAMP, read_timestamp
 from autograder.grading.pipeline.autograde.job_gradebook import quiet_gradebook
 from autograder.grading.pipeline.autograde.job_spec import GradeRows
 from autograder.grading.pipeline.autograde.jobs import JobResult
@@ -48,10 +48,12 @@ def copy_auto_grades(rows: GradeRows, course: Course, assignment: str, student: 
 
 
 def submission_timestamp(course: Course, assignment: str, student: str) -> dt.datetime | None:
-    """The submission's timestamp.txt, as nbgrader reads it (None without one)."""
-    path = course.submitted / student / assignment / "timestamp.txt"
-    text = path.read_text().strip() if path.is_file() else ""
-    return parse_utc(text) if text else None
+    """The submission's timestamp.txt, as grading reads it (None without a readable one)."""
+    path = course.submitted / student / assignment / TIMESTAMP
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:  # a bounded read: the file is the student's
+        return read_timestamp(handle.read(LONGEST + 1))
 
 
 def record_zero_grades(course: Course, assignment: str, student: str) -> None:

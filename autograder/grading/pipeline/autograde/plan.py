@@ -2,6 +2,7 @@
 cleanly before (in the log and the gradebook) and unchanged on disk since, unless forced."""
 
 import datetime as dt
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -24,34 +25,43 @@ def newest_change(folder: Path) -> float:
     return max(times)
 
 
-def late_inputs(course: Course, assignment: str, policy: str) -> dict[str, str]:
-    """{student: what their lateness is judged by now} for every student with a hand-in:
-    the assignment's due date in the gradebook, the student's extension there and the late
-    ``policy`` ({} with no due date: nothing can be late)."""
+@dataclass(frozen=True)
+class Lateness:
+    """What a hand-in's lateness is judged by now: the assignment's due date in the gradebook
+    (None: nothing can be late), each student's extension there, and the late policy."""
+
+    due: dt.datetime | None = None
+    extensions: dict[str, dt.timedelta | None] = field(default_factory=dict)
+    policy: str = ""
+
+    def of(self, student: str) -> str:
+        """``student``'s inputs as the log keeps them ("" when there is no due date)."""
+        if self.due is None:
+            return ""
+        extension = self.extensions.get(student)
+        return f"due {self.due.isoformat()}; extension {extension}; {self.policy}"
+
+
+def late_inputs(course: Course, assignment: str, policy: str) -> Lateness:
+    """The due date and extensions of ``assignment`` in the gradebook, with ``policy``."""
     with Gradebook(course.db_url) as gradebook:
         try:
             due = gradebook.find_assignment(assignment).duedate
         except MissingEntry:
-            return {}
-        if due is None:
-            return {}
+            return Lateness()
         given = {s.student_id: s.extension for s in gradebook.assignment_submissions(assignment)}
-    gradable, _ = handed_in(course, assignment)
-    return {
-        student: f"due {due.isoformat()}; extension {given.get(student)}; {policy}"
-        for student in gradable
-    }
+    return Lateness(due, given, policy)
 
 
 def already_graded(
-    course: Course, assignment: str, student: str, log: dict, lateness: dict[str, str]
+    course: Course, assignment: str, student: str, log: dict, lateness: Lateness
 ) -> bool:
     """Graded cleanly before, in the log and the gradebook, unchanged on disk since, and
     with its lateness judged by the due date, extension and policy of now."""
     record = log.get((student, assignment))
     if record is None or record.get("status") != "graded":
         return False
-    if record.get("late_inputs", "") != lateness.get(student, ""):
+    if record.get("late_inputs", "") != lateness.of(student):
         return False
     finished = dt.datetime.fromisoformat(record["finished_at"]).timestamp()
     if newest_change(course.submitted / student / assignment) > finished:
@@ -69,7 +79,7 @@ def plan(
     assignment: str,
     students: list[str] | None,
     force: bool,
-    lateness: dict[str, str],
+    lateness: Lateness,
 ) -> tuple[list[str], list[str], dict[str, str]]:
     """(students to grade, students skipped as already graded, {student: why nbgrader
     cannot grade them} for hand-ins whose folder name it cannot take).

@@ -4,12 +4,11 @@ as it finishes."""
 
 import contextlib
 import datetime as dt
-import json
 import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
@@ -49,6 +48,7 @@ from autograder.grading.pipeline.autograde.notebook_check import (
 from autograder.grading.pipeline.autograde.orphans import sweeping
 from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.autograde.plan import (
+    Lateness,
     late_inputs,
     plan,
     refused_record,
@@ -172,8 +172,8 @@ def autograde_assignments(
     for line in write_due_dates(course, term):
         if settings.progress:
             print(line, file=sys.stderr)
-    policy = json.dumps(asdict(term.late_policy), sort_keys=True)
-    judged: dict[str, dict[str, str]] = {}
+    policy = term.late_policy.as_json()
+    judged: dict[str, Lateness] = {}
     for assignment in assignments:
         lateness = late_inputs(course, assignment, policy)
         to_grade, skipped, odd = plan(
@@ -261,7 +261,7 @@ def grade_assignment(
     to_grade: list[str],
     run: GradingRun,
     settings: GradingSettings,
-    lateness: dict[str, str],
+    lateness: Lateness,
 ) -> None:
     """Grade ``to_grade``'s submissions of ``assignment`` on the run's cluster, each record
     logged (with the ``lateness`` inputs it was judged by) and added to ``run`` as it comes."""
@@ -292,7 +292,7 @@ def grade_assignment(
         graded = replace(
             graded,
             sandbox=sandbox,
-            late_inputs=lateness.get(student, ""),
+            late_inputs=lateness.of(student),
             message="; ".join(filter(None, (graded.message, note))),
         )
         append_log(course.root, [graded])
@@ -322,7 +322,7 @@ def grade_assignment(
         )
 
     notes = {}
-    if lateness:  # a due date: when each hand-in was made matters
+    if lateness.due is not None:  # when each hand-in was made matters
         now = dt.datetime.now(dt.UTC)
         for student, submission in files.submissions.items():
             files.submissions[student], notes[student] = vetted(submission, now)
