@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from autograder.engine.grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 
 
 # %% chunk: unbroadcast
@@ -147,6 +147,18 @@ class Context(Context):
         super().save_for_backward(*arrays)
 
 
+class Function(Function):
+    """Notebook 03: inside ``inference_mode`` nothing is recorded or saved, even where
+    ``enable_grad`` turned grad mode back on: torch skips autograd there altogether."""
+
+    @classmethod
+    def apply(cls, *inputs: "Tensor", **params: Any) -> "Tensor":
+        if not is_inference_mode_enabled():
+            return super().apply(*inputs, **params)
+        with no_grad():
+            return super().apply(*inputs, **params)
+
+
 # %% chunk: function from 04
 class Context(Context):
     """Notebook 04: what a backward rule returns is checked as torch checks it."""
@@ -189,6 +201,20 @@ class Context(Context):
             # other exercises still work (and the version check's own test fails).
             pass
         return saved
+
+
+class Function(Function):
+    """Notebook 05: an output saved for backward (``exp``, ``tanh``) has its version checked
+    too, so a change made through ``out.detach()`` is refused as torch refuses it."""
+
+    @classmethod
+    def apply(cls, *inputs: "Tensor", **params: Any) -> "Tensor":
+        out = super().apply(*inputs, **params)
+        ctx = out.grad_fn
+        if ctx is not None and any(array is out.data for array in ctx._saved):
+            # A detached twin shares the counter without a link back to the graph.
+            ctx.saved_versions += ((out.detach(), out._version),)
+        return out
 
 
 # %% chunk: function from 07
@@ -417,7 +443,25 @@ class Tensor(Tensor):
 class Tensor(Tensor):
     """Notebook 05: in-place operations with version counters; numpy() refuses a graph."""
 
-    _version = 0  # how many in-place changes the data has seen
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        super().__init__(data, requires_grad)
+        # One counter per array, shared by every tensor over it (detach() too), as torch
+        # keeps one per storage: a change made through any of them is seen by all.
+        self._version_counter = [0]
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes the data has seen, through this tensor or another."""
+        return self._version_counter[0]
+
+    @_version.setter
+    def _version(self, value: int) -> None:
+        self._version_counter[0] = value
+
+    def detach(self) -> "Tensor":
+        detached = super().detach()
+        detached._version_counter = self._version_counter
+        return detached
 
     def numpy(self) -> np.ndarray:
         """The data itself, not a copy: changes to either show in both (as in torch)."""
@@ -562,6 +606,8 @@ class Pow(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         ### BEGIN SOLUTION
+        if ctx.exponent == 0:  # x**0 is constant: torch gives 0, also at x = 0 (not 0 * inf)
+            return (np.zeros(a.shape, dtype=a.dtype),)
         return (grad * ctx.exponent * a ** (ctx.exponent - 1),)
         ### END SOLUTION
 

@@ -1,0 +1,150 @@
+"""Run a notebook's visible checks on a wrong answer, the way a student meets them.
+
+A ``WrongAnswer`` is one mistake a student could make in one exercise (a text rewrite of the
+reference solution), the visible check cell that must fail on it, and words its message must
+hold so the student knows what to fix. ``run_wrong_answers`` builds each wrong notebook (the
+student release with the reference typed in, then the mistake), runs its cells in order in an
+IPython shell up to the check, and reports how the check ended. One process per assignment
+runs that assignment's mistakes one after another, each in a fresh namespace.
+"""
+
+import copy
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.grading.authoring.engine_sync import SOLUTION_MARKERS
+from autograder.grading.course.repo_paths import COURSE_DIR, SOLUTIONS_DIR, notebook_path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    """A mistake in one exercise, and how its visible check must say so."""
+
+    name: str  # what the student got wrong, in a few words
+    assignment: str
+    cell: str  # grade_id of the solution cell
+    old: str  # text of the reference answer (markers cut), exactly once in the cell
+    new: str
+    check: str  # grade_id of the visible check cell that must fail
+    says: str  # words the failure's message must hold
+
+
+def solved(release: nbformat.NotebookNode, solution: nbformat.NotebookNode):
+    """The release with each answer cell as the solution notebook has it, markers cut: what
+    a student who typed the reference in would have (the visible tests stay the release's)."""
+    answers = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in solution.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+    notebook = copy.deepcopy(release)
+    for cell in notebook.cells:
+        spec = cell.metadata.get("nbgrader", {})
+        if spec.get("solution"):
+            lines = answers[spec["grade_id"]].split("\n")
+            kept = [line for line in lines if not any(m in line for m in SOLUTION_MARKERS)]
+            cell.source = "\n".join(kept)
+    return notebook
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def wrong_notebook(
+    wrong: WrongAnswer | None, assignment: str, edition: tuple[Path, Path] | None = None
+) -> tuple[list[str], int]:
+    """The code cells up to and including the check, with the mistake typed in, and the
+    check's index among them (``wrong=None``: the reference typed in, for a baseline)."""
+    release_dir, solutions_dir = edition or (COURSE_DIR, SOLUTIONS_DIR)
+    release = nbformat.read(notebook_path(release_dir, assignment), as_version=4)
+    solution = nbformat.read(notebook_path(solutions_dir, assignment), as_version=4)
+    notebook = solved(release, solution)
+    if wrong is not None:
+        cell = next(c for c in notebook.cells if grade_id(c) == wrong.cell)
+        found = cell.source.count(wrong.old)
+        assert found == 1, f"{wrong.name}: {wrong.old!r} occurs {found} times in {wrong.cell}"
+        cell.source = cell.source.replace(wrong.old, wrong.new)
+    sources = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        sources.append(cell.source)
+        if wrong is not None and grade_id(cell) == wrong.check:
+            return sources, len(sources) - 1
+    if wrong is not None:
+        raise AssertionError(f"{wrong.name}: no check cell {wrong.check!r} in {assignment}")
+    return sources, len(sources) - 1
+
+
+# Runs in its own process: one IPython shell, one fresh namespace per notebook.
+RUNNER = r"""
+import contextlib, io, json, os, sys
+os.environ.setdefault("MPLBACKEND", "Agg")
+from IPython.core.interactiveshell import InteractiveShell
+
+jobs = json.loads(sys.stdin.read())
+shell = InteractiveShell.instance()
+results = []
+for cells, check in jobs:
+    shell.reset(new_session=False)
+    outcome = {"cell": None, "error": None, "message": "", "output": ""}
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        for index, source in enumerate(cells):
+            result = shell.run_cell(source, silent=True)
+            error = result.error_before_exec or result.error_in_exec
+            if error is not None:
+                outcome.update(cell=index, error=type(error).__name__, message=str(error))
+                break
+    outcome["output"] = captured.getvalue()[-4000:]
+    results.append(outcome)
+print(json.dumps(results))
+"""
+
+
+def run_notebooks(jobs: list[tuple[list[str], int]]) -> list[dict]:
+    """How each (cells, check index) notebook ended: the first cell that raised, with the
+    error's class and message (``cell`` None when every cell ran)."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def failures(wrongs: list[WrongAnswer], assignment: str) -> list[str]:
+    """Each mistake whose visible check does not fail as it must, one line each; the
+    reference typed in must get through every cell first."""
+    jobs = [wrong_notebook(None, assignment)] + [wrong_notebook(w, assignment) for w in wrongs]
+    baseline, *outcomes = run_notebooks(jobs)
+    if baseline["cell"] is not None:
+        return [f"the reference typed in fails cell {baseline['cell']}: {baseline['message']}"]
+    problems = []
+    for wrong, (_cells, check), outcome in zip(wrongs, jobs[1:], outcomes, strict=True):
+        if outcome["cell"] is None:
+            problems.append(f"{wrong.name}: {wrong.check} passes")
+        elif outcome["cell"] != check:
+            problems.append(
+                f"{wrong.name}: cell {outcome['cell']} raised before the check "
+                f"({outcome['error']}: {outcome['message'][:300]})"
+            )
+        elif wrong.says not in outcome["message"]:
+            problems.append(
+                f"{wrong.name}: {wrong.check} fails without {wrong.says!r}: "
+                f"{outcome['error']}: {outcome['message'][:500]}"
+            )
+    return problems
