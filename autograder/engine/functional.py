@@ -8,7 +8,7 @@ from autograder.engine.tensor import Tensor
 
 
 # %% chunk: functional-grad
-def grad(f: Callable, argnum: int = 0) -> Callable:
+def grad(f: Callable, argnums: int = 0) -> Callable:
     """The function x -> df/dx for a scalar-valued f of arrays, like ``torch.func.grad``.
 
     The returned function takes and returns NumPy arrays: the graph lives only inside it.
@@ -16,9 +16,9 @@ def grad(f: Callable, argnum: int = 0) -> Callable:
 
     def gradient(*arrays: np.ndarray) -> np.ndarray:
         ### BEGIN SOLUTION
-        tensors = [Tensor(np.asarray(a), requires_grad=i == argnum) for i, a in enumerate(arrays)]
+        tensors = [Tensor(np.asarray(a), requires_grad=i == argnums) for i, a in enumerate(arrays)]
         f(*tensors).backward()
-        return tensors[argnum].grad
+        return tensors[argnums].grad
         ### END SOLUTION
 
     return gradient

@@ -21,8 +21,8 @@ def test_a_mistake_the_check_lets_through_and_a_vague_message_are_named():
     """The harness can fail: a harmless rewrite passes its check and is reported, and a
     mistake whose message lacks the promised words is reported with the message it gave."""
     harmless = WrongAnswer(
-        "harmless", "00-recipe", "no_grad", "_grad_enabled = False", "_grad_enabled = 0",
-        "test_no_grad", "-",
+        "harmless", "00-recipe", "no_grad", "_grad_enabled = self._previous",
+        "_grad_enabled = bool(self._previous)", "test_no_grad", "-",
     )  # fmt: skip
     vague = WrongAnswer(
         "vague", "00-recipe", "scalar", "derivative = exponent * self.data ** (exponent - 1)",

@@ -80,3 +80,19 @@ def test_update_keeps_translations_and_marks_changed_english_fuzzy(tmp_path):
     entries = read_po_text(text)  # the runtime reader skips the fuzzy entry
     assert "## The recipe\n\nOne variable, one expression, one call." not in entries
     assert entries["trailing remark here"] == "ES trailing remark here"
+
+
+def test_a_fuzzy_entry_with_a_long_previous_text_survives_rewrites(tmp_path):
+    """Babel reads the "#| msgid" lines of a fuzzy entry back as comments; rewritten, they
+    used to grow into "# | ..." junk on every run."""
+    catalog = read_catalog(tmp_path / "none.po", "es")
+    before = "Each forward saves what its backward needs: " + "words to wrap the line " * 8
+    catalog.add(before + "now", string="traducción", flags=["fuzzy"], previous_id=(before,))
+    path = tmp_path / "x.po"
+    path.write_bytes(catalog_bytes(catalog))
+    for _ in range(3):
+        path.write_bytes(catalog_bytes(read_catalog(path, "es")))
+    text = path.read_text()
+    assert "# |" not in text and "#, fuzzy" in text
+    [entry] = [m for m in read_catalog(path, "es") if m.id]
+    assert entry.fuzzy and entry.string == "traducción" and entry.user_comments == []

@@ -76,7 +76,13 @@ def read_catalog(path: Path, language: str) -> Catalog:
     if not path.is_file():
         return new_catalog(language)
     with path.open("rb") as handle:
-        return read_po(handle, locale=language, abort_invalid=True)
+        catalog = read_po(handle, locale=language, abort_invalid=True)
+    # Babel reads the "#| msgid" lines it wrote for a fuzzy entry back as translator
+    # comments, which each later write wraps again into junk. This project writes no
+    # translator comments: drop them (the fuzzy flag stays).
+    for message in catalog:
+        message.user_comments = []
+    return catalog
 
 
 def catalog_bytes(catalog: Catalog) -> bytes:
