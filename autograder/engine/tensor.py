@@ -435,7 +435,9 @@ class Tensor(Tensor):
     def detach(self) -> "Tensor":
         """The same data (shared, not copied), cut from the graph: no grad_fn, no grad."""
         ### BEGIN SOLUTION 03
-        return Tensor(self.data)
+        detached = Tensor(self.data)
+        detached._inference = self._inference  # torch: detach of an inference tensor is one too
+        return detached
         ### END SOLUTION 03
 
 
