@@ -376,6 +376,7 @@ def check_flags(
             tr(
                 "flags {flags} agree with torch for {names}",
                 flags=", ".join(flag_list),
-                names=", ".join(engine_tensors),
+                # quoted: a tensor named y must not read as Spanish "and"
+                names=", ".join(f"'{name}'" for name in engine_tensors),
             )
         )

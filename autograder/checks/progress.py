@@ -28,7 +28,7 @@ from typing import Any
 
 from autograder.checks import display
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.checks.language import marked, tr, translated
+from autograder.checks.language import marked, number, tr, translated
 from autograder.checks.templating import render
 
 # Statuses as data (English, as tests and tools read them); shown through tr().
@@ -266,7 +266,7 @@ def show_progress(
     try:
         started = time.perf_counter()
         results = collect(namespace, notebook)
-        elapsed = f"{time.perf_counter() - started:.1f}"
+        elapsed = number(time.perf_counter() - started, ".1f")
         text = format_text(results) + "\n" + tr("(checked in {seconds} s)", seconds=elapsed)
         if display.in_kernel():
             from IPython.display import display as ipython_display
