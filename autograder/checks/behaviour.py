@@ -36,6 +36,10 @@ FLAG_HINTS: dict[str, str] = {
     "grad_fn is None": marked(
         "a result of an operation on tensors that require grad has a grad_fn; leaves have none"
     ),
+    "retains_grad": marked(
+        "retain_grad() changes nothing on a leaf (it keeps its .grad anyway): only a non-leaf "
+        "gets retains_grad=True"
+    ),
 }
 
 
