@@ -84,7 +84,9 @@ def wrong_notebook(
     return sources, len(sources) - 1
 
 
-# Runs in its own process: one IPython shell, one fresh namespace per notebook.
+# Runs in its own process: one IPython shell, one fresh namespace per notebook. A job stops
+# at the first error, or (keep_going) runs every cell; tracebacks are not printed (they show
+# the code, not what a student reads as a message).
 RUNNER = r"""
 import contextlib, io, json, os, sys
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -92,33 +94,42 @@ from IPython.core.interactiveshell import InteractiveShell
 
 jobs = json.loads(sys.stdin.read())
 shell = InteractiveShell.instance()
+shell.showtraceback = lambda *args, **kwargs: None
 results = []
-for cells, check in jobs:
+for cells, check, keep_going in jobs:
     shell.reset(new_session=False)
-    outcome = {"cell": None, "error": None, "message": "", "output": ""}
+    outcome = {"cell": None, "error": None, "message": "", "output": "", "errors": []}
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
         for index, source in enumerate(cells):
-            result = shell.run_cell(source, silent=True)
+            result = shell.run_cell(source, silent=False, store_history=False)
             error = result.error_before_exec or result.error_in_exec
-            if error is not None:
+            if error is None:
+                continue
+            outcome["errors"].append([index, type(error).__name__, str(error)])
+            if outcome["cell"] is None:
                 outcome.update(cell=index, error=type(error).__name__, message=str(error))
+            if not keep_going:
                 break
-    outcome["output"] = captured.getvalue()[-4000:]
+    outcome["output"] = captured.getvalue()
     results.append(outcome)
 print(json.dumps(results))
 """
 
 
-def run_notebooks(jobs: list[tuple[list[str], int]]) -> list[dict]:
+def run_notebooks(
+    jobs: list[tuple[list[str], int]], keep_going: bool = False, folder: Path = REPO
+) -> list[dict]:
     """How each (cells, check index) notebook ended: the first cell that raised, with the
-    error's class and message (``cell`` None when every cell ran)."""
+    error's class and message (``cell`` None when every cell ran), every error when
+    ``keep_going``, and what the cells printed. They run in ``folder`` (the progress table
+    reads the notebook's file there)."""
     done = subprocess.run(
         [sys.executable, "-c", RUNNER],
-        input=json.dumps(jobs),
+        input=json.dumps([(cells, check, keep_going) for cells, check in jobs]),
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=folder,
         timeout=900,
         check=False,
     )

@@ -36,6 +36,10 @@ FLAG_HINTS: dict[str, str] = {
     "grad_fn is None": marked(
         "a result of an operation on tensors that require grad has a grad_fn; leaves have none"
     ),
+    "retains_grad": marked(
+        "retain_grad() changes nothing on a leaf (it keeps its .grad anyway): only a non-leaf "
+        "gets retains_grad=True"
+    ),
 }
 
 
@@ -376,6 +380,7 @@ def check_flags(
             tr(
                 "flags {flags} agree with torch for {names}",
                 flags=", ".join(flag_list),
-                names=", ".join(engine_tensors),
+                # quoted: a tensor named y must not read as Spanish "and"
+                names=", ".join(f"'{name}'" for name in engine_tensors),
             )
         )

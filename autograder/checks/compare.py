@@ -15,7 +15,7 @@ import numpy as np
 
 from autograder.checks.display import FailureView, failure
 from autograder.checks.exact import exact_array, is_torch_tensor
-from autograder.checks.language import tr
+from autograder.checks.language import number, tr
 from autograder.checks.text_table import format_columns
 
 Shape = tuple[int, ...]
@@ -203,8 +203,8 @@ def _diff_parts(
         ),
         tr(
             "max absolute error {abs_err}, max relative error {rel_err}, worst at index {index}",
-            abs_err=f"{float(abs_err.max()):.3g}",
-            rel_err=f"{float(rel_err.max()):.3g}",
+            abs_err=number(float(abs_err.max()), ".3g"),
+            rel_err=number(float(rel_err.max()), ".3g"),
             index=_fmt_index(worst),
         ),
     ]
@@ -373,7 +373,7 @@ def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, a
     factor = ratios.flat[0]
     # One element always has "a constant factor": ask for two before saying so.
     if ratios.size >= 2 and np.isfinite(factor) and factor != 0 and same(got / factor):
-        shown = f"{factor:.4g}"
+        shown = number(factor, ".4g")
         if is_grad:
             return tr(
                 "your gradient is torch's times {factor} everywhere: a constant factor is off "

@@ -153,3 +153,25 @@ def exercises_of(notebook: str) -> tuple[Exercise, ...]:
 def parts_by_exercise(notebook: str) -> dict[str, tuple[str, ...]]:
     """``{solution cell: its parts}`` of ``notebook`` (empty for a notebook not declared)."""
     return {exercise.cell: exercise.parts for exercise in exercises_of(notebook)}
+
+
+def exercise_label(parts: tuple[str, ...]) -> str:
+    """What a student writes in an exercise, in a few words: ``Tensor.requires_grad_/detach``
+    for methods of one class, functions by name."""
+    classes: dict[str, list[str]] = {}
+    for part in parts:
+        owner, _, method = part.rpartition(".")
+        classes.setdefault(owner, []).append(method)
+    return ", ".join(
+        f"{owner}.{'/'.join(methods)}" if owner else ", ".join(methods)
+        for owner, methods in classes.items()
+    )
+
+
+def label_by_test(notebook: str) -> dict[str, str]:
+    """``{test cell: the label of the exercise it checks}`` for ``notebook``."""
+    return {
+        test: exercise_label(exercise.parts)
+        for exercise in exercises_of(notebook)
+        for test in exercise.tests
+    }

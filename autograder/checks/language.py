@@ -49,6 +49,17 @@ def tr(message: str, /, **fields: object) -> str:
     return text.format(**fields) if fields else text
 
 
+# Languages that write 0,5 where English writes 0.5.
+DECIMAL_COMMA = frozenset({"es"})
+
+
+def number(value: float, spec: str = "g") -> str:
+    """``value`` as ``format(value, spec)`` writes it, with the current language's decimal
+    mark: for numbers in a sentence (an error, a time), not for values shown as code."""
+    text = format(value, spec)
+    return text.replace(".", ",") if _language in DECIMAL_COMMA else text
+
+
 def translated(message: str) -> str:
     """The translation of a message kept in a variable, marked where written (``marked``)."""
     return tr(message)

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.checks import display
+from autograder.checks.exercises import label_by_test
 from autograder.checks.hidden_tests import split_hidden_tests
-from autograder.checks.language import marked, tr, translated
+from autograder.checks.language import marked, number, tr, translated
 from autograder.checks.templating import render
 
 # Statuses as data (English, as tests and tools read them); shown through tr().
@@ -43,7 +44,7 @@ class Check:
     """One graded test cell as a student sees it."""
 
     grade_id: str
-    exercise: str  # the nearest heading above the cell
+    exercise: str  # what the student writes for it (the nearest heading outside the course)
     points: float
     source: str  # visible part only
 
@@ -61,12 +62,15 @@ def visible_source(source: str) -> str:
 
 
 def read_checks(notebook_path: str | os.PathLike[str]) -> list[Check]:
-    """The graded test cells of a notebook, in order, with the heading each one sits under."""
+    """The graded test cells of a notebook, in order, each with the exercise it checks."""
     # Plain JSON, not nbformat: the student kit's kernel has no Jupyter libraries beyond
     # IPython, and a version-4 notebook's cells need nothing more than this.
     with open(os.fspath(notebook_path), encoding="utf-8") as file:
         notebook = json.load(file)
     checks: list[Check] = []
+    # A course notebook names each check by its exercise (a section heading can cover
+    # several); another notebook by the heading it sits under.
+    labels = label_by_test(Path(notebook_path).stem)
     heading = ""
     for cell in notebook.get("cells", []):
         source = _cell_source(cell)
@@ -80,7 +84,7 @@ def read_checks(notebook_path: str | os.PathLike[str]) -> list[Check]:
             checks.append(
                 Check(
                     grade_id=str(spec.get("grade_id", cell.get("id", "?"))),
-                    exercise=heading,
+                    exercise=labels.get(str(spec.get("grade_id")), heading),
                     points=float(spec.get("points", 0) or 0),
                     source=visible_source(source),
                 )
@@ -266,7 +270,7 @@ def show_progress(
     try:
         started = time.perf_counter()
         results = collect(namespace, notebook)
-        elapsed = f"{time.perf_counter() - started:.1f}"
+        elapsed = number(time.perf_counter() - started, ".1f")
         text = format_text(results) + "\n" + tr("(checked in {seconds} s)", seconds=elapsed)
         if display.in_kernel():
             from IPython.display import display as ipython_display

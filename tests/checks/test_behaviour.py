@@ -149,7 +149,7 @@ def torch_graph():
 def test_flags_agree(capsys):
     check_flags(engine_graph(), torch_graph())
     out = capsys.readouterr().out
-    assert out == "flags requires_grad, is_leaf, grad is None agree with torch for a, b, c\n"
+    assert out == "flags requires_grad, is_leaf, grad is None agree with torch for 'a', 'b', 'c'\n"
 
 
 def test_flags_accept_callables_and_other_flags(capsys):

@@ -52,7 +52,7 @@ def test_parity_flags_and_raises_use_the_green_line_too(kernel_display):
     check_raises_like(lambda: 1 / 1, lambda: 1 / 1, what="division")
     assert [plain for plain, _ in kernel_display] == [
         "forward and 1 gradient match torch on cpu (float64)",
-        "flags requires_grad agree with torch for t",
+        "flags requires_grad agree with torch for 't'",
         "'division' raises nothing in both",
     ]
     assert all("autograder-pass" in rich for _, rich in kernel_display)

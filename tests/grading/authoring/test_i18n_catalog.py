@@ -1,6 +1,7 @@
 """Do the translation catalogs follow the English source the way ``pybabel update`` would?"""
 
 import nbformat
+import pytest
 
 from autograder.checks.language import read_po_text
 from autograder.grading.authoring.i18n.catalog import (
@@ -37,6 +38,57 @@ def test_code_units_are_student_comments_and_docstrings():
         "Stub docstring: what f does.",
         "trailing remark here",
     ]
+
+
+MESSAGES = """check_array("a.grad after two backward calls", got, expected)
+check_raises_like(run, twin, what="a second backward", match="backward through the graph")
+assert ok, f"after {n} steps the loss is {loss}"
+print("computed tensor:", y)
+plt.title("loss curves")
+labels = {"a": 1}
+### BEGIN SOLUTION
+print("a solution's message, never released")
+### END SOLUTION
+### BEGIN HIDDEN TESTS
+raise AssertionError("a hidden test's message, read in the feedback")
+### END HIDDEN TESTS
+"""
+
+
+def test_message_strings_are_units_and_code_strings_are_not():
+    assert cell_units(nbformat.v4.new_code_cell(MESSAGES)) == [
+        "a.grad after two backward calls",
+        "a second backward",
+        "after {n} steps the loss is {loss}",
+        "computed tensor:",
+        "loss curves",
+        "a hidden test's message, read in the feedback",
+    ]
+
+
+def test_a_translated_message_keeps_its_fields_and_its_quotes_work():
+    spanish = {
+        "a.grad after two backward calls": "a.grad tras dos llamadas a backward",
+        "a second backward": "una segunda pasada hacia atrás",
+        "after {n} steps the loss is {loss}": "la pérdida es {loss} tras {n} pasos",
+        "computed tensor:": "tensor calculado:",
+        "loss curves": "curvas de pérdida",
+        "a hidden test's message, read in the feedback": "un mensaje de una prueba oculta",
+    }
+    cell = nbformat.v4.new_code_cell(MESSAGES)
+    translate_cell(cell, lambda text: spanish.get(text, text))
+    assert 'what="una segunda pasada hacia atrás", match="backward through the graph"' in (
+        cell.source
+    )
+    assert 'f"la pérdida es {loss} tras {n} pasos"' in cell.source
+    assert 'raise AssertionError("un mensaje de una prueba oculta")' in cell.source
+    assert 'print("a solution\'s message, never released")' in cell.source
+    lost = dict(spanish, **{"after {n} steps the loss is {loss}": "la pérdida es {loss}"})
+    with pytest.raises(ValueError, match="must keep its fields"):
+        translate_cell(nbformat.v4.new_code_cell(MESSAGES), lambda text: lost.get(text, text))
+    quoted = dict(spanish, **{"computed tensor:": 'tensor "calculado":'})
+    with pytest.raises(ValueError, match="broke the code"):
+        translate_cell(nbformat.v4.new_code_cell(MESSAGES), lambda text: quoted.get(text, text))
 
 
 def test_translating_a_code_cell_changes_only_its_prose():

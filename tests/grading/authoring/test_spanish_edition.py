@@ -23,7 +23,7 @@ from autograder.grading.authoring.i18n.catalog import (
     update_notebook_catalogs,
 )
 from autograder.grading.authoring.i18n.edition import edition, notebook_text, translate_notebook
-from autograder.grading.authoring.i18n.units import cell_units, notebook_units
+from autograder.grading.authoring.i18n.units import cell_units, is_message, notebook_units
 from autograder.grading.authoring.i18n.update import (
     messages_path,
     messages_template,
@@ -114,11 +114,19 @@ def test_committed_spanish_solutions_are_generated_from_the_source_now(assignmen
 
 
 def code_without_prose(source):
-    """A code cell's AST dump without docstrings (comments are not in the AST)."""
+    """A code cell's AST dump without docstrings and message strings (comments are not in
+    the AST)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return source
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in list(ast.walk(tree)):
+        if is_message(node, parents.get(node)):
+            if isinstance(node, ast.JoinedStr):
+                node.values = []
+            else:
+                node.value = ""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (

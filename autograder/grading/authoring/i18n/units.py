@@ -8,6 +8,13 @@ A unit is one piece of English prose, the msgid of a catalog entry:
   unit, their lines joined with a newline, so a sentence split over lines is translated
   whole) and a docstring (the text between its triple quotes, as written).
 
+- in a code cell, outside ``### BEGIN SOLUTION`` blocks (hidden tests included: their failures
+  reach the student in the feedback): a message string, the text between the quotes of a string
+  a student reads when the code runs: a check's label (``what=``, ``check_array``'s first
+  argument), an assertion's message, ``AssertionError(...)``, ``print(...)``'s strings and a
+  plot's title, axis labels and legend labels. An f-string is one unit with its ``{fields}``,
+  which its translation must keep.
+
 Given engine cells (``engine.given``: the reference engine of autograder/engine/ verbatim,
 shown collapsed) are not translated: they keep the engine's own docstrings.
 Comments without letters, tool directives (``noqa``, ``type:``) and nbgrader's markers are
@@ -148,6 +155,106 @@ def _char_column(source: str, node: ast.AST, byte_column: int, end: bool = False
     return len(line.encode("utf-8")[:byte_column].decode("utf-8"))
 
 
+# Calls whose positional string arguments a student reads, and keywords whose string values
+# are labels: everything else a string does in the code (a dict key, torch's message to
+# match, a dtype name) stays as written.
+_MESSAGE_CALLS = frozenset(
+    {"print", "AssertionError", "check_array", "title", "suptitle", "xlabel", "ylabel"}
+    | {"set_title", "set_xlabel", "set_ylabel"}
+)
+_MESSAGE_KEYWORDS = frozenset({"what", "label", "title", "xlabel", "ylabel"})
+_FIELD = re.compile(r"{[^{}]*}")
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message string in a code cell: the text between its quotes as written, and where."""
+
+    start: int  # offset in the cell's source of the text (after the opening quotes)
+    end: int
+    text: str
+    formatted: bool  # an f-string: its {fields} are code
+
+
+def _called_name(call: ast.Call) -> str | None:
+    function = call.func
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else None
+
+
+def is_message(node: ast.AST, parent: ast.AST | None) -> bool:
+    """Whether a string node is a message a student reads (see the module's docstring)."""
+    if not (isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant)):
+        return False
+    if isinstance(node, ast.Constant) and not isinstance(node.value, str):
+        return False
+    if isinstance(parent, ast.keyword):
+        return parent.arg in _MESSAGE_KEYWORDS
+    if isinstance(parent, ast.Assert):
+        return parent.msg is node
+    if isinstance(parent, ast.Call):
+        return node in parent.args and _called_name(parent) in _MESSAGE_CALLS
+    return False
+
+
+def _outside_solutions(source: str) -> list[bool]:
+    """Per line of ``source``: True outside ``### BEGIN SOLUTION`` blocks."""
+    outside, inside = [], False
+    for line in source.split("\n"):
+        if _BLOCK_BEGIN[0] in line:
+            inside = True
+        outside.append(not inside)
+        if _BLOCK_END[0] in line:
+            inside = False
+    return outside
+
+
+def messages(source: str) -> list[Message]:
+    """The message strings of a code cell, outside solution blocks, in order.
+
+    A string written as several literals side by side is left alone (one literal is one
+    sentence to translate): write a message as one literal.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    outside = _outside_solutions(source)
+    offsets = [0]
+    for line in source.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if not is_message(node, parents.get(node)) or not outside[node.lineno - 1]:
+            continue
+        start = offsets[node.lineno - 1] + _char_column(source, node, node.col_offset)
+        end = offsets[node.end_lineno - 1] + _char_column(source, node, node.end_col_offset, True)
+        literal = source[start:end]
+        try:
+            tokens = [t for t in tokenize.generate_tokens(io.StringIO(literal).readline)]
+        except (tokenize.TokenError, SyntaxError):
+            continue
+        if [t.type for t in tokens if t.type == tokenize.STRING] != [tokenize.STRING]:
+            continue  # implicit concatenation: several literals
+        prefix = 0
+        while literal[prefix] not in "\"'":
+            prefix += 1
+        opening = literal[prefix : prefix + 3]
+        quote = opening if opening in ('"""', "'''") else literal[prefix]
+        text = literal[prefix + len(quote) : len(literal) - len(quote)]
+        if _is_prose(text):
+            formatted = "f" in literal[:prefix].lower()
+            found.append(Message(start + prefix + len(quote), end - len(quote), text, formatted))
+    return sorted(found, key=lambda m: m.start)
+
+
+def fields(text: str) -> list[str]:
+    """The ``{fields}`` of an f-string's text, in order (``{{``/``}}`` are no fields)."""
+    return _FIELD.findall(text.replace("{{", "").replace("}}", ""))
+
+
 def is_given_engine(cell: nbformat.NotebookNode) -> bool:
     """A given engine cell: the reference engine verbatim, shown collapsed, kept in English."""
     return bool((cell.metadata.get("engine") or {}).get("given"))
@@ -162,6 +269,7 @@ def cell_units(cell: nbformat.NotebookNode) -> list[str]:
     found = [(c.first_line, c.text) for c in comments(cell.source)]
     starts = _line_of(cell.source)
     found += [(starts(d.start), d.text) for d in docstrings(cell.source)]
+    found += [(starts(m.start), m.text) for m in messages(cell.source)]
     return [text for _, text in sorted(found, key=lambda item: item[0])]
 
 
@@ -196,10 +304,18 @@ def translate_cell(cell: nbformat.NotebookNode, translate: Translate) -> None:
     if cell.cell_type != "code" or is_given_engine(cell):
         return
     source = cell.source
-    # Docstrings first, from the end, so earlier offsets stay valid; they never hold a
-    # comment token, and comments are then found again in the new source.
-    for doc in reversed(docstrings(source)):
-        source = source[: doc.start] + translate(doc.text) + source[doc.end :]
+    # Docstrings and messages first, from the end, so earlier offsets stay valid; they never
+    # hold a comment token, and comments are then found again in the new source.
+    strings: list[Docstring | Message] = [*docstrings(source), *messages(source)]
+    for string in sorted(strings, key=lambda s: s.start, reverse=True):
+        translated = translate(string.text)
+        if isinstance(string, Message) and string.formatted:
+            if sorted(fields(translated)) != sorted(fields(string.text)):
+                raise ValueError(
+                    f"the translation of {string.text!r} must keep its fields "
+                    f"{fields(string.text)}; it has {fields(translated)}"
+                )
+        source = source[: string.start] + translated + source[string.end :]
     lines = source.split("\n")
     for comment in reversed(comments(source)):
         translated = translate(comment.text)
@@ -211,4 +327,15 @@ def translate_cell(cell: nbformat.NotebookNode, translate: Translate) -> None:
         indent = lines[comment.first_line][: comment.column]
         new = [f"{indent}# {text}".rstrip() for text in translated.split("\n")]
         lines[comment.first_line : comment.last_line + 1] = new
+    parsed_before = _parses(cell.source)
     cell.source = "\n".join(lines)
+    if parsed_before and not _parses(cell.source):
+        raise ValueError(f"a translation broke the code of this cell (a quote?):\n{cell.source}")
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
