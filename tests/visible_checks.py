@@ -10,6 +10,7 @@ runs that assignment's mistakes one after another, each in a fresh namespace.
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -137,15 +138,114 @@ def run_notebooks(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# Runs in its own process: the reference typed in, cell after cell; just before the first cell
+# a mistake changes, a fork runs the mistake's cells from there to its check (the namespace up
+# to that cell is the same), so the cells before it run once for every mistake. One thread
+# per library: a fork of a process whose thread pools have started can hang.
+VARIANT_RUNNER = r"""
+import contextlib, io, json, os, sys
+os.environ.setdefault("MPLBACKEND", "Agg")
+from IPython.core.interactiveshell import InteractiveShell
+
+baseline, variants = json.loads(sys.stdin.read())
+shell = InteractiveShell.instance()
+shell.showtraceback = lambda *args, **kwargs: None
+
+
+def run(cells, first):
+    outcome = {"cell": None, "error": None, "message": "", "output": ""}
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        for index in range(first, len(cells)):
+            result = shell.run_cell(cells[index], silent=False, store_history=False)
+            error = result.error_before_exec or result.error_in_exec
+            if error is not None:
+                outcome.update(cell=index, error=type(error).__name__, message=str(error))
+                break
+    outcome["output"] = captured.getvalue()
+    return outcome
+
+
+def fork_and_run(cells, first):
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(reader)
+        data = json.dumps(run(cells, first)).encode()
+        with os.fdopen(writer, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(child, 0)
+    died = {"cell": first, "error": "Crash", "message": "the run died", "output": ""}
+    return json.loads(data) if data else died
+
+
+def first_difference(cells):
+    for index, (ours, theirs) in enumerate(zip(cells, baseline)):
+        if ours != theirs:
+            return index
+    return min(len(cells), len(baseline))
+
+
+starts = [first_difference(cells) for cells, _ in variants]
+results = [None] * len(variants)
+base = {"cell": None, "error": None, "message": "", "output": ""}
+for index in range(len(baseline) + 1):
+    for number, ((cells, check), start) in enumerate(zip(variants, starts)):
+        if start == index and results[number] is None:
+            results[number] = fork_and_run(cells[: check + 1], start)
+    if index == len(baseline) or base["cell"] is not None:
+        continue
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        result = shell.run_cell(baseline[index], silent=False, store_history=False)
+    base["output"] += captured.getvalue()
+    error = result.error_before_exec or result.error_in_exec
+    if error is not None:
+        base.update(cell=index, error=type(error).__name__, message=str(error))
+        break
+missing = {"cell": None, "error": "NotRun", "message": "the reference failed first", "output": ""}
+print(json.dumps([base, *(r or missing for r in results)]))
+"""
+
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+
+
+def run_variants(
+    baseline: list[str], variants: list[tuple[list[str], int]], folder: Path = REPO
+) -> tuple[dict, list[dict]]:
+    """How the reference typed in ran (``baseline``: every code cell), and how each variant
+    (its cells, the index of its check) ran up to its check: the first cell that raised,
+    the error's class and message, and what its cells printed from where it differs."""
+    done = subprocess.run(
+        [sys.executable, "-c", VARIANT_RUNNER],
+        input=json.dumps([baseline, variants]),
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=900,
+        check=False,
+        env={**os.environ, **ONE_THREAD},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    base, *outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    return base, outcomes
+
+
 def failures(wrongs: list[WrongAnswer], assignment: str) -> list[str]:
     """Each mistake whose visible check does not fail as it must, one line each; the
-    reference typed in must get through every cell first."""
-    jobs = [wrong_notebook(None, assignment)] + [wrong_notebook(w, assignment) for w in wrongs]
-    baseline, *outcomes = run_notebooks(jobs)
-    if baseline["cell"] is not None:
-        return [f"the reference typed in fails cell {baseline['cell']}: {baseline['message']}"]
+    reference typed in must get through every cell up to the last of those checks first."""
+    baseline, _ = wrong_notebook(None, assignment)
+    jobs = [wrong_notebook(w, assignment) for w in wrongs]
+    last_check = max((check for _, check in jobs), default=len(baseline) - 1)
+    base, outcomes = run_variants(baseline[: last_check + 1], jobs)
+    if base["cell"] is not None:
+        return [f"the reference typed in fails cell {base['cell']}: {base['message']}"]
     problems = []
-    for wrong, (_cells, check), outcome in zip(wrongs, jobs[1:], outcomes, strict=True):
+    for wrong, (_cells, check), outcome in zip(wrongs, jobs, outcomes, strict=True):
         if outcome["cell"] is None:
             problems.append(f"{wrong.name}: {wrong.check} passes")
         elif outcome["cell"] != check:

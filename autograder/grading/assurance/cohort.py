@@ -163,7 +163,7 @@ BUGS += (
         assignment="03-gradient-controls",
         cell="tensor",
         story="detach() copies the data instead of sharing it",
-        edits=(("return Tensor(self.data)", "return Tensor(self.data.copy())"),),
+        edits=(("detached = Tensor(self.data)", "detached = Tensor(self.data.copy())"),),
         loses=frozenset({"test_detach"}),
     ),
     PlantedBug(

@@ -14,7 +14,7 @@ from functools import cache
 
 import nbformat
 import pytest
-from visible_checks import run_notebooks, wrong_notebook
+from visible_checks import run_notebooks, run_variants, wrong_notebook
 from wrong_answers import wrong_answers
 
 from autograder.checks.language import MESSAGES_DIR
@@ -98,9 +98,15 @@ def test_a_spanish_student_reads_no_english(assignment, tmp_path):
     read = [blank["output"], *(message for _, _, message in blank["errors"])]
     wrongs = wrong_answers(assignment)
     if wrongs:
+        baseline, _ = wrong_notebook(None, assignment, EDITION)
         jobs = [wrong_notebook(w, assignment, EDITION) for w in wrongs]
-        for wrong, outcome in zip(wrongs, run_notebooks(jobs), strict=True):
-            assert outcome["cell"] == jobs[wrongs.index(wrong)][1], (
+        last_check = max(check for _, check in jobs)
+        folder = tmp_path / assignment
+        base, outcomes = run_variants(baseline[: last_check + 1], jobs, folder=folder)
+        assert base["cell"] is None, f"the reference typed in fails in Spanish: {base}"
+        read.append(base["output"])
+        for wrong, (_, check), outcome in zip(wrongs, jobs, outcomes, strict=True):
+            assert outcome["cell"] == check, (
                 f"{wrong.name}: the Spanish edition does not fail at {wrong.check}: {outcome}"
             )
             read += [outcome["output"], outcome["message"]]
