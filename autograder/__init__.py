@@ -27,6 +27,7 @@ LAZY = {
     "reference_methods": "autograder.checks.given",
     "reference_parts": "autograder.checks.given",
     "in_student_kernel": "autograder.checks.student_side",
+    "label": "autograder.checks.language",
     "live_instances": "autograder.checks.student_side",
 }
 

@@ -60,6 +60,13 @@ def number(value: float, spec: str = "g") -> str:
     return text.replace(".", ",") if _language in DECIMAL_COMMA else text
 
 
+def label(text: str) -> str:
+    """``text`` unchanged. In a notebook's code it marks a string a student reads that is no
+    check's label already (a name in a table, a hint kept in a dict), so that the notebook's
+    translated edition translates it (``autograder.grading.authoring.i18n.units``)."""
+    return text
+
+
 def translated(message: str) -> str:
     """The translation of a message kept in a variable, marked where written (``marked``)."""
     return tr(message)

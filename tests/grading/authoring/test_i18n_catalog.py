@@ -46,6 +46,9 @@ assert ok, f"after {n} steps the loss is {loss}"
 print("computed tensor:", y)
 plt.title("loss curves")
 labels = {"a": 1}
+assert done, ("a sentence written over "
+              "two literals")
+assert done, "mixed {braces} " f"and {n}"
 ### BEGIN SOLUTION
 print("a solution's message, never released")
 ### END SOLUTION
@@ -62,6 +65,8 @@ def test_message_strings_are_units_and_code_strings_are_not():
         "after {n} steps the loss is {loss}",
         "computed tensor:",
         "loss curves",
+        "a sentence written over two literals",
+        "mixed {{braces}} and {n}",
         "a hidden test's message, read in the feedback",
     ]
 
@@ -74,6 +79,7 @@ def test_a_translated_message_keeps_its_fields_and_its_quotes_work():
         "computed tensor:": "tensor calculado:",
         "loss curves": "curvas de pérdida",
         "a hidden test's message, read in the feedback": "un mensaje de una prueba oculta",
+        "a sentence written over two literals": "una frase en dos literales",
     }
     cell = nbformat.v4.new_code_cell(MESSAGES)
     translate_cell(cell, lambda text: spanish.get(text, text))
@@ -82,6 +88,8 @@ def test_a_translated_message_keeps_its_fields_and_its_quotes_work():
     )
     assert 'f"la pérdida es {loss} tras {n} pasos"' in cell.source
     assert 'raise AssertionError("un mensaje de una prueba oculta")' in cell.source
+    assert 'assert done, ("una frase en dos literales")' in cell.source
+    assert 'assert done, f"mixed {{braces}} and {n}"' in cell.source
     assert 'print("a solution\'s message, never released")' in cell.source
     lost = dict(spanish, **{"after {n} steps the loss is {loss}": "la pérdida es {loss}"})
     with pytest.raises(ValueError, match="must keep its fields"):

@@ -184,6 +184,7 @@ _NOT_PROSE = [
     re.compile(r"\"[^\"]*\"|'[^']*'"),  # quoted strings (torch's messages)
     re.compile(r"\(\*[^*]*\*\)"),  # (*define-by-run*): an English term quoted on purpose
     re.compile(r"https?://\S+"),
+    re.compile(r"{[^{}]*}"),  # an f-string's fields: code
 ]
 
 

@@ -9,6 +9,8 @@ check messages) that the Spanish translations never use. Code stays as it is (id
 ``a.grad``, values), and so do torch's own messages, which the checks quote.
 """
 
+import ast
+import keyword
 import re
 from functools import cache
 
@@ -56,10 +58,25 @@ def english_only() -> frozenset[str]:
     return frozenset(english - spanish)
 
 
+def is_code(line: str) -> bool:
+    """A line of Python (a warning's source line, a printed expression), not a sentence."""
+    stripped = line.strip()
+    first = stripped.split(" ", 1)[0]
+    if not (any(mark in stripped for mark in "()=[].") or keyword.iskeyword(first)):
+        return False
+    try:
+        ast.parse(stripped)
+    except SyntaxError:
+        return False
+    return True
+
+
 def english_in(text: str) -> list[str]:
     """The lines of ``text`` that hold English, each with the English words found."""
     found = []
     for line in text.splitlines():
+        if is_code(line):
+            continue
         hits = sorted(words(line) & english_only())
         if hits:
             found.append(f"{line.strip()[:160]}  <- {', '.join(hits)}")
@@ -73,6 +90,8 @@ def test_the_scan_finds_english_and_lets_code_and_torch_messages_be():
     assert not english_in(quoted)
     assert not english_in("RuntimeError: one of the variables needed for gradient computation")
     assert not english_in("a.grad: tensor([1., 2.]) | is_leaf: True")
+    assert not english_in("    return (grad * ctx.exponent * a ** (ctx.exponent - 1),)")
+    assert not english_in("    return a * b")
 
 
 def release_cells(assignment: str) -> list[str]:
@@ -95,7 +114,7 @@ def test_a_spanish_student_reads_no_english(assignment, tmp_path):
     answer up to the check that catches it."""
     cells = release_cells(assignment)
     [blank] = outputs_of([(cells, len(cells) - 1)], assignment, tmp_path, keep_going=True)
-    read = [blank["output"], *(message for _, _, message in blank["errors"])]
+    read = [blank["output"], *(f"{name}: {message}" for _, name, message in blank["errors"])]
     wrongs = wrong_answers(assignment)
     if wrongs:
         baseline, _ = wrong_notebook(None, assignment, EDITION)

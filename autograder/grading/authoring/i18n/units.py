@@ -10,10 +10,12 @@ A unit is one piece of English prose, the msgid of a catalog entry:
 
 - in a code cell, outside ``### BEGIN SOLUTION`` blocks (hidden tests included: their failures
   reach the student in the feedback): a message string, the text between the quotes of a string
-  a student reads when the code runs: a check's label (``what=``, ``check_array``'s first
-  argument), an assertion's message, ``AssertionError(...)``, ``print(...)``'s strings and a
-  plot's title, axis labels and legend labels. An f-string is one unit with its ``{fields}``,
-  which its translation must keep.
+  a student reads when the code runs: a check's label and hint (``what=``, ``hint=``, a
+  string passed to a ``check_*`` function), an assertion's message, ``AssertionError(...)``,
+  ``print(...)``'s strings, a plot's title, axis labels and legend labels, a string assigned
+  to ``hint``, ``advice``, ``rule`` or ``message``, and any string marked with
+  ``autograder.label(...)`` (a name in a table, a key both sides of a check share). An
+  f-string is one unit with its ``{fields}``, which its translation must keep.
 
 Given engine cells (``engine.given``: the reference engine of autograder/engine/ verbatim,
 shown collapsed) are not translated: they keep the engine's own docstrings.
@@ -160,9 +162,11 @@ def _char_column(source: str, node: ast.AST, byte_column: int, end: bool = False
 # match, a dtype name) stays as written.
 _MESSAGE_CALLS = frozenset(
     {"print", "AssertionError", "check_array", "title", "suptitle", "xlabel", "ylabel"}
-    | {"set_title", "set_xlabel", "set_ylabel"}
+    | {"set_title", "set_xlabel", "set_ylabel", "label"}
 )
-_MESSAGE_KEYWORDS = frozenset({"what", "label", "title", "xlabel", "ylabel"})
+_MESSAGE_KEYWORDS = frozenset({"what", "hint", "case", "label", "title", "xlabel", "ylabel"})
+# A string assigned to a variable of one of these names is a message too.
+_MESSAGE_VARIABLES = frozenset({"hint", "advice", "rule", "message"})
 _FIELD = re.compile(r"{[^{}]*}")
 
 
@@ -174,6 +178,10 @@ class Message:
     end: int
     text: str
     formatted: bool  # an f-string: its {fields} are code
+    # Several literals side by side ("a" "b"): the span holds them all, quotes included, and
+    # a translation is written back as one literal between these.
+    opening: str = ""
+    closing: str = ""
 
 
 def _called_name(call: ast.Call) -> str | None:
@@ -193,8 +201,12 @@ def is_message(node: ast.AST, parent: ast.AST | None) -> bool:
         return parent.arg in _MESSAGE_KEYWORDS
     if isinstance(parent, ast.Assert):
         return parent.msg is node
+    if isinstance(parent, ast.Assign):
+        names = [t.id for t in parent.targets if isinstance(t, ast.Name)]
+        return parent.value is node and bool(names) and set(names) <= _MESSAGE_VARIABLES
     if isinstance(parent, ast.Call):
-        return node in parent.args and _called_name(parent) in _MESSAGE_CALLS
+        name = _called_name(parent) or ""
+        return node in parent.args and (name in _MESSAGE_CALLS or name.startswith("check_"))
     return False
 
 
@@ -213,8 +225,8 @@ def _outside_solutions(source: str) -> list[bool]:
 def messages(source: str) -> list[Message]:
     """The message strings of a code cell, outside solution blocks, in order.
 
-    A string written as several literals side by side is left alone (one literal is one
-    sentence to translate): write a message as one literal.
+    A message written as several literals side by side (a long sentence over several lines)
+    is one unit, their texts joined, when they share their quotes and their f prefix.
     """
     try:
         tree = ast.parse(source)
@@ -231,23 +243,54 @@ def messages(source: str) -> list[Message]:
             continue
         start = offsets[node.lineno - 1] + _char_column(source, node, node.col_offset)
         end = offsets[node.end_lineno - 1] + _char_column(source, node, node.end_col_offset, True)
-        literal = source[start:end]
-        try:
-            tokens = [t for t in tokenize.generate_tokens(io.StringIO(literal).readline)]
-        except (tokenize.TokenError, SyntaxError):
-            continue
-        if [t.type for t in tokens if t.type == tokenize.STRING] != [tokenize.STRING]:
-            continue  # implicit concatenation: several literals
-        prefix = 0
-        while literal[prefix] not in "\"'":
-            prefix += 1
-        opening = literal[prefix : prefix + 3]
-        quote = opening if opening in ('"""', "'''") else literal[prefix]
-        text = literal[prefix + len(quote) : len(literal) - len(quote)]
-        if _is_prose(text):
-            formatted = "f" in literal[:prefix].lower()
-            found.append(Message(start + prefix + len(quote), end - len(quote), text, formatted))
+        message = _message(source[start:end], start)
+        if message is not None and _is_prose(message.text):
+            found.append(message)
     return sorted(found, key=lambda m: m.start)
+
+
+def _message(literal: str, start: int) -> Message | None:
+    """The message of one string expression's source (at ``start`` in its cell), or None
+    when it is not one plain sentence: literals with different quotes or prefixes, a
+    comment among them, a byte string."""
+    try:
+        # In parentheses, as the literals stand in the code: line breaks between them are
+        # no statements.
+        tokens = list(tokenize.generate_tokens(io.StringIO(f"({literal})").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    kinds = {tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.OP}
+    if [t.string for t in tokens if t.type == tokenize.OP] != ["(", ")"]:
+        return None
+    if any(t.type not in kinds for t in tokens):
+        return None
+    parts = []
+    for token in (t for t in tokens if t.type == tokenize.STRING):
+        text = token.string
+        prefix = 0
+        while text[prefix] not in "\"'":
+            prefix += 1
+        opening = text[prefix : prefix + 3]
+        quote = opening if opening in ('"""', "'''") else text[prefix]
+        parts.append((text[:prefix].lower(), quote, text[prefix + len(quote) : -len(quote)]))
+    prefixes = {prefix for prefix, _, _ in parts}
+    if len({quote for _, quote, _ in parts}) != 1 or any("b" in p or "r" in p for p in prefixes):
+        return None
+    prefix, quote, _ = parts[0]
+    formatted = any("f" in p for p in prefixes)
+    if len(parts) == 1:
+        inner = start + literal.index(quote) + len(quote)
+        return Message(inner, start + len(literal) - len(quote), parts[0][2], formatted)
+    # One literal in the end: an f-string when any part is one, its plain parts' braces
+    # doubled so that they stay braces.
+    joined = "".join(
+        text.replace("{", "{{").replace("}", "}}") if formatted and "f" not in p else text
+        for p, _, text in parts
+    )
+    return Message(
+        start, start + len(literal), joined, formatted,
+        opening=("f" if formatted else "") + quote, closing=quote,
+    )  # fmt: skip
 
 
 def fields(text: str) -> list[str]:
@@ -315,6 +358,8 @@ def translate_cell(cell: nbformat.NotebookNode, translate: Translate) -> None:
                     f"the translation of {string.text!r} must keep its fields "
                     f"{fields(string.text)}; it has {fields(translated)}"
                 )
+        if isinstance(string, Message):
+            translated = string.opening + translated + string.closing
         source = source[: string.start] + translated + source[string.end :]
     lines = source.split("\n")
     for comment in reversed(comments(source)):
