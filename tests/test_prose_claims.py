@@ -77,7 +77,7 @@ def test_07_the_joint_norm_is_not_one_long_vectors_for_norm_type_0():
         assert torch.isclose(joint, torch.linalg.vector_norm(everything, p))
     said = prose("07-faq")
     assert "gradients with 2 and 1 nonzeros give 2, not 3" in flat(said["en"])
-    assert "gradientes con 2 y 1 valores no nulos dan 2, no 3" in flat(said["es"])
+    assert "uno con 2 valores no nulos y otro con uno, dan 2, no 3" in flat(said["es"])
 
 
 def test_03_the_requires_grad_check_covers_the_three_errors_as_the_text_says():

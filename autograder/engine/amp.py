@@ -256,7 +256,7 @@ class LossScaler:
 def amp_train_step(
     model: TinyNet, optimizer: SGD, scaler: LossScaler, x: Tensor, y: Tensor
 ) -> float:
-    """One mixed-precision step: clear, float16 forward, scaled backward, step, update."""
+    """One mixed-precision training step with the loss scaler; returns the unscaled loss."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
     loss = mixed_loss(model, x, y)

@@ -38,7 +38,7 @@ def binary_cross_entropy(logits, targets):
 
 # %% chunk: train-step
 def train_step(model: MLP, optimizer: SGD, x: Tensor, y: Tensor, max_norm: float) -> float:
-    """One step: clear gradients, forward, loss, backward, clip, update; returns the loss."""
+    """One training step with gradient clipping; returns the loss as a float."""
     ### BEGIN SOLUTION
     optimizer.zero_grad(set_to_none=True)
     loss = binary_cross_entropy(model(x), y)
