@@ -121,7 +121,7 @@ class Context(Context):
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
-        """Where backward goes from here: one ``(node, 0)`` per input, as torch's grad_fn."""
+        """Where backward goes from here, as torch's ``grad_fn.next_functions``."""
         ### BEGIN SOLUTION 02
         return tuple((graph_node(tensor), 0) for tensor in self.inputs)
         ### END SOLUTION 02
