@@ -5,7 +5,6 @@ Jupyter kernel running its python executes each released notebook, from the firs
 kit of a term that holds it, blank (exercises unwritten) and with the reference solutions
 typed into the answer cells."""
 
-import copy
 import json
 import re
 import subprocess
@@ -19,6 +18,7 @@ import pytest
 from nbclient import NotebookClient
 from release_rules import graded_cells_passing
 from tiny_course import graded_cell as one_point_test_cell
+from visible_checks import solved
 
 from autograder.grading.authoring.hub.environments import closure, installed_tops
 from autograder.grading.cli import main
@@ -191,24 +191,6 @@ def test_the_blank_release_probe_sees_a_graded_cell_that_passes():
     assert graded_cells_passing(notebook) == [], "every graded code cell raised"
     notebook.cells.append(one_point_test_cell("free_points", "assert True"))
     assert graded_cells_passing(notebook) == ["assert True"]
-
-
-def solved(release, solution):
-    """The release with each answer cell as the solution notebook has it, markers cut: what
-    a student who typed the reference in would have (the visible tests stay the release's)."""
-    answers = {
-        cell.metadata["nbgrader"]["grade_id"]: cell.source
-        for cell in solution.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
-    }
-    notebook = copy.deepcopy(release)
-    for cell in notebook.cells:
-        spec = cell.metadata.get("nbgrader", {})
-        if spec.get("solution"):
-            lines = answers[spec["grade_id"]].split("\n")
-            markers = ("BEGIN SOLUTION", "END SOLUTION")
-            cell.source = "\n".join(line for line in lines if not any(m in line for m in markers))
-    return notebook
 
 
 # Typed-in runs of the notebooks whose checks borrow other exercises (00's no_grad on Scalar,

@@ -109,16 +109,28 @@ class Docstring:
     text: str
 
 
-def docstrings(source: str) -> list[Docstring]:
-    """The docstrings of the functions and classes a student sees in a code cell."""
+def _parsed(source: str) -> ast.Module | None:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
-        return []
-    shown = _shown_lines(source)
+        return None  # not Python (a cell magic): none of it is read as prose
+
+
+def _line_offsets(source: str) -> list[int]:
+    """Where each line of ``source`` starts, as an offset into it."""
     offsets = [0]
     for line in source.split("\n"):
         offsets.append(offsets[-1] + len(line) + 1)
+    return offsets
+
+
+def docstrings(source: str) -> list[Docstring]:
+    """The docstrings of the functions and classes a student sees in a code cell."""
+    tree = _parsed(source)
+    if tree is None:
+        return []
+    shown = _shown_lines(source)
+    offsets = _line_offsets(source)
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -228,14 +240,11 @@ def messages(source: str) -> list[Message]:
     A message written as several literals side by side (a long sentence over several lines)
     is one unit, their texts joined, when they share their quotes and their f prefix.
     """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return []
     outside = _outside_solutions(source)
-    offsets = [0]
-    for line in source.split("\n"):
-        offsets.append(offsets[-1] + len(line) + 1)
+    offsets = _line_offsets(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = []
     for node in ast.walk(tree):
@@ -379,8 +388,4 @@ def translate_cell(cell: nbformat.NotebookNode, translate: Translate) -> None:
 
 
 def _parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except SyntaxError:
-        return False
-    return True
+    return _parsed(source) is not None
