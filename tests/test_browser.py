@@ -60,16 +60,19 @@ def solved_cell(grade_id: str) -> str:
     return strip_solution_markers(cell.source)
 
 
-def given_cells(assignment: str) -> int:
-    """How many cells hold given engine code (collapsed in the lab).
+def collapsed_cells(assignment: str) -> int:
+    """How many cells open collapsed in the lab: every cell of given engine code, and a torch
+    twin kept out of sight until its check passes (08's torch side).
 
     Counted in solutions/: the release drops the instructor-only ``engine`` metadata, and
     nbgrader releases every cell, so the count is the same.
     """
     notebook = nbformat.read(notebook_path(SOLUTIONS_DIR, assignment), as_version=4)
-    count = sum(bool(c.metadata.get("engine", {}).get("given")) for c in notebook.cells)
-    assert count > 0, f"{assignment} has no given engine cells: the collapse check means nothing"
-    return count
+    hidden = [c for c in notebook.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    given = [c for c in notebook.cells if c.metadata.get("engine", {}).get("given")]
+    assert given, f"{assignment} has no given engine cells: the collapse check means nothing"
+    assert all(c in hidden for c in given), f"{assignment}: a given engine cell is not collapsed"
+    return len(hidden)
 
 
 # nbgrader's instructor tools and JupyterLab's news prompt, as they show in the instructor's lab.
@@ -224,7 +227,7 @@ def student_lab(page, server, shot, timings: dict[str, float], started: float) -
     # as its first line; the student's exercises stay open.
     notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     collapsed = notebook.locator(".jp-InputPlaceholder")
-    expect(collapsed).to_have_count(given_cells(FIGURE_NOTEBOOK))
+    expect(collapsed).to_have_count(collapsed_cells(FIGURE_NOTEBOOK))
     expect(collapsed.filter(has_text="class Tensor:")).to_have_count(1)
     expect(code_cell(page, "class MLP(Module):")).to_have_count(1)
     shot(page, "08-opened.png")
