@@ -284,13 +284,6 @@ def reference_function(name: str) -> types.FunctionType:
 
 
 @contextmanager
-def reference_functions(namespace: dict[str, Any], *names: str) -> Iterator[None]:
-    """Inside the block, the notebook's functions ``names`` are the reference's; restored after."""
-    with lent_functions(namespace, reference_sources(names)):
-        yield
-
-
-@contextmanager
 def current_student_functions(namespace: dict[str, Any], names: list[str]) -> Iterator[None]:
     """In the trusted kernel, rebind ``names`` to what the student's kernel holds now.
 

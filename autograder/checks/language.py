@@ -36,11 +36,6 @@ def set_language(code: str) -> None:
     _language = code
 
 
-def current_language() -> str:
-    """The language the checks speak now."""
-    return _language
-
-
 def tr(message: str, /, **fields: object) -> str:
     """``message`` in the current language, with ``{field}`` placeholders filled in."""
     text = message

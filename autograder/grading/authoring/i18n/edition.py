@@ -11,7 +11,6 @@ through nbgrader like the English one, with the edition's nbgrader settings
 """
 
 import copy
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,8 +109,3 @@ def generate_solutions(target: Edition, source: Edition | None = None) -> list[P
             path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed
-
-
-def committed_matches(path: Path, notebook: nbformat.NotebookNode) -> bool:
-    """Whether the file at ``path`` is ``notebook`` as the generator writes it."""
-    return path.is_file() and json.loads(path.read_text()) == json.loads(notebook_text(notebook))

@@ -28,7 +28,6 @@ from autograder.grading.pipeline.metadata_restore import (
     restored,
 )
 
-INVALID = "invalid-notebook"
 REASON_LENGTH = 200  # a reason is one line of the log and of the command's output
 
 
