@@ -20,12 +20,10 @@ from dataclasses import dataclass
 
 from autograder.checks.language import tr
 from autograder.checks.templating import render
+from autograder.checks.tracebacks import VIEW_ATTRIBUTE, install_quiet_tracebacks
 
 # Set while checks must neither print nor display (e.g. the progress cell re-running them).
 _SILENCED: contextvars.ContextVar[bool] = contextvars.ContextVar("_SILENCED", default=False)
-
-# Attribute under which a failure's structured view rides on its AssertionError.
-VIEW_ATTRIBUTE = "_autograder_view"
 
 
 @dataclass(frozen=True)
@@ -106,8 +104,6 @@ def failure(message: str, view: FailureView | None = None) -> AssertionError:
         view = view_from_message(message)
     setattr(error, VIEW_ATTRIBUTE, view)
     if in_kernel():
-        from autograder.checks.tracebacks import install_quiet_tracebacks  # needs this module
-
         install_quiet_tracebacks()  # the traceback below the block: the cell, not our code
     if not is_silenced() and in_kernel():
         try:

@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
-from autograder.checks.display import VIEW_ATTRIBUTE
-
 _PACKAGE = "autograder.checks"
 # Shell attribute remembering the handler we installed, to recognise it later.
 _INSTALLED = "_autograder_quiet_tracebacks"
+# Attribute under which a failure's structured view rides on its AssertionError (set by
+# autograder.checks.display, read here to tell a check's failure from any other error).
+VIEW_ATTRIBUTE = "_autograder_view"
 # Marks the NotImplementedError of a check that needs another exercise written first.
 PREREQUISITE_ATTRIBUTE = "_autograder_prerequisite"
 
