@@ -97,9 +97,11 @@ def _call(function: Callable[[], Any]) -> Exception | None:
 
 
 def _raises_failure(
-    message: str, torch_exc: BaseException | None, engine_exc: BaseException | None
+    title: str, hint: str, torch_exc: BaseException | None, engine_exc: BaseException | None
 ) -> AssertionError:
-    """The AssertionError for ``message``; its display adds what each side raised, as a table."""
+    """The AssertionError for ``title`` and its hint; its display adds what each side raised,
+    as a table."""
+    message = title + "\n  " + hint_line(hint)
 
     def raised(exc: BaseException | None) -> str:
         return tr("nothing") if exc is None else _describe(exc)
@@ -165,9 +167,8 @@ def check_raises_like(
                     "{label}: torch raises nothing but yours raised {raised}",
                     label=label,
                     raised=_describe(engine_exc),
-                )
-                + "\n  "
-                + hint_line(tr("this call is valid in torch; your engine should accept it too")),
+                ),
+                tr("this call is valid in torch; your engine should accept it too"),
                 torch_exc,
                 engine_exc,
             ) from engine_exc
@@ -186,9 +187,8 @@ def check_raises_like(
                 "written yet (torch raises {raised})",
                 label=label,
                 raised=_describe(torch_exc),
-            )
-            + "\n  "
-            + hint_line(tr("write the cells marked # YOUR CODE HERE that this check runs first")),
+            ),
+            tr("write the cells marked # YOUR CODE HERE that this check runs first"),
             torch_exc,
             engine_exc,
         ) from engine_exc
@@ -198,13 +198,10 @@ def check_raises_like(
                 "misuse {label}: torch raises {raised} but yours raised nothing",
                 label=label,
                 raised=_describe(torch_exc),
-            )
-            + "\n  "
-            + hint_line(
-                tr(
-                    "detect this case and raise {name} with a message saying what is wrong",
-                    name=name,
-                )
+            ),
+            tr(
+                "detect this case and raise {name} with a message saying what is wrong",
+                name=name,
             ),
             torch_exc,
             engine_exc,
@@ -216,14 +213,11 @@ def check_raises_like(
                 label=label,
                 theirs=_describe(torch_exc),
                 yours=_describe(engine_exc),
-            )
-            + "\n  "
-            + hint_line(
-                tr(
-                    "raise {name} here, as torch does (an error from deeper inside, e.g. "
-                    "NumPy, is not a deliberate check)",
-                    name=name,
-                )
+            ),
+            tr(
+                "raise {name} here, as torch does (an error from deeper inside, e.g. "
+                "NumPy, is not a deliberate check)",
+                name=name,
             ),
             torch_exc,
             engine_exc,
@@ -239,8 +233,8 @@ def check_raises_like(
             )
             + "\n  "
             + tr("yours")
-            + f": {_describe(engine_exc)}\n  torch: {_describe(torch_exc)}\n  "
-            + hint_line(tr("say what went wrong in words close to torch's")),
+            + f": {_describe(engine_exc)}\n  torch: {_describe(torch_exc)}",
+            tr("say what went wrong in words close to torch's"),
             torch_exc,
             engine_exc,
         ) from engine_exc
