@@ -85,85 +85,49 @@ def wrong_notebook(
     return sources, len(sources) - 1
 
 
-# Runs in its own process: one IPython shell, one fresh namespace per notebook. A job stops
-# at the first error, or (keep_going) runs every cell; tracebacks are not printed (they show
-# the code, not what a student reads as a message).
+# Runs in its own process: the reference typed in, cell after cell; just before the first cell
+# a mistake changes, a fork runs the mistake's cells from there to its check (the namespace up
+# to that cell is the same), so the cells before it run once for every mistake. The baseline
+# stops at its first error, or (keep_going) runs every cell and records each error. Tracebacks
+# are not printed (they show the code, not what a student reads as a message). One thread per
+# library: a fork of a process whose thread pools have started can hang.
 RUNNER = r"""
 import contextlib, io, json, os, sys
 os.environ.setdefault("MPLBACKEND", "Agg")
 from IPython.core.interactiveshell import InteractiveShell
 
-jobs = json.loads(sys.stdin.read())
+baseline, variants, keep_going = json.loads(sys.stdin.read())
 shell = InteractiveShell.instance()
 shell.showtraceback = lambda *args, **kwargs: None
-results = []
-for cells, check, keep_going in jobs:
-    shell.reset(new_session=False)
-    outcome = {"cell": None, "error": None, "message": "", "output": "", "errors": []}
+
+
+def run_cell(source):
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-        for index, source in enumerate(cells):
-            result = shell.run_cell(source, silent=False, store_history=False)
-            error = result.error_before_exec or result.error_in_exec
-            if error is None:
-                continue
-            outcome["errors"].append([index, type(error).__name__, str(error)])
-            if outcome["cell"] is None:
-                outcome.update(cell=index, error=type(error).__name__, message=str(error))
-            if not keep_going:
-                break
-    outcome["output"] = captured.getvalue()
-    results.append(outcome)
-print(json.dumps(results))
-"""
+        result = shell.run_cell(source, silent=False, store_history=False)
+    return captured.getvalue(), result.error_before_exec or result.error_in_exec
 
 
-def run_notebooks(
-    jobs: list[tuple[list[str], int]], keep_going: bool = False, folder: Path = REPO
-) -> list[dict]:
-    """How each (cells, check index) notebook ended: the first cell that raised, with the
-    error's class and message (``cell`` None when every cell ran), every error when
-    ``keep_going``, and what the cells printed. They run in ``folder`` (the progress table
-    reads the notebook's file there)."""
-    done = subprocess.run(
-        [sys.executable, "-c", RUNNER],
-        input=json.dumps([(cells, check, keep_going) for cells, check in jobs]),
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def outcome():
+    return {"cell": None, "error": None, "message": "", "output": "", "errors": []}
 
 
-# Runs in its own process: the reference typed in, cell after cell; just before the first cell
-# a mistake changes, a fork runs the mistake's cells from there to its check (the namespace up
-# to that cell is the same), so the cells before it run once for every mistake. One thread
-# per library: a fork of a process whose thread pools have started can hang.
-VARIANT_RUNNER = r"""
-import contextlib, io, json, os, sys
-os.environ.setdefault("MPLBACKEND", "Agg")
-from IPython.core.interactiveshell import InteractiveShell
-
-baseline, variants = json.loads(sys.stdin.read())
-shell = InteractiveShell.instance()
-shell.showtraceback = lambda *args, **kwargs: None
+def record(ran, index, output, error):
+    ran["output"] += output
+    if error is None:
+        return False
+    ran["errors"].append([index, type(error).__name__, str(error)])
+    if ran["cell"] is None:
+        ran.update(cell=index, error=type(error).__name__, message=str(error))
+    return True
 
 
 def run(cells, first):
-    outcome = {"cell": None, "error": None, "message": "", "output": ""}
-    captured = io.StringIO()
-    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-        for index in range(first, len(cells)):
-            result = shell.run_cell(cells[index], silent=False, store_history=False)
-            error = result.error_before_exec or result.error_in_exec
-            if error is not None:
-                outcome.update(cell=index, error=type(error).__name__, message=str(error))
-                break
-    outcome["output"] = captured.getvalue()
-    return outcome
+    ran = outcome()
+    for index in range(first, len(cells)):
+        if record(ran, index, *run_cell(cells[index])):
+            break
+    return ran
 
 
 def fork_and_run(cells, first):
@@ -179,7 +143,7 @@ def fork_and_run(cells, first):
     with os.fdopen(reader, "rb") as pipe:
         data = pipe.read()
     os.waitpid(child, 0)
-    died = {"cell": first, "error": "Crash", "message": "the run died", "output": ""}
+    died = dict(outcome(), cell=first, error="Crash", message="the run died")
     return json.loads(data) if data else died
 
 
@@ -192,22 +156,15 @@ def first_difference(cells):
 
 starts = [first_difference(cells) for cells, _ in variants]
 results = [None] * len(variants)
-base = {"cell": None, "error": None, "message": "", "output": ""}
+base = outcome()
 for index in range(len(baseline) + 1):
     for number, ((cells, check), start) in enumerate(zip(variants, starts)):
         if start == index and results[number] is None:
             results[number] = fork_and_run(cells[: check + 1], start)
-    if index == len(baseline) or base["cell"] is not None:
-        continue
-    captured = io.StringIO()
-    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-        result = shell.run_cell(baseline[index], silent=False, store_history=False)
-    base["output"] += captured.getvalue()
-    error = result.error_before_exec or result.error_in_exec
-    if error is not None:
-        base.update(cell=index, error=type(error).__name__, message=str(error))
-        break
-missing = {"cell": None, "error": "NotRun", "message": "the reference failed first", "output": ""}
+    if index < len(baseline) and record(base, index, *run_cell(baseline[index])):
+        if not keep_going:
+            break
+missing = dict(outcome(), error="NotRun", message="the reference failed first")
 print(json.dumps([base, *(r or missing for r in results)]))
 """
 
@@ -215,14 +172,19 @@ ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPEN
 
 
 def run_variants(
-    baseline: list[str], variants: list[tuple[list[str], int]], folder: Path = REPO
+    baseline: list[str],
+    variants: list[tuple[list[str], int]],
+    folder: Path = REPO,
+    keep_going: bool = False,
 ) -> tuple[dict, list[dict]]:
-    """How the reference typed in ran (``baseline``: every code cell), and how each variant
-    (its cells, the index of its check) ran up to its check: the first cell that raised,
-    the error's class and message, and what its cells printed from where it differs."""
+    """How the reference typed in ran (``baseline``: code cells), and how each variant (its
+    cells, the index of its check) ran up to its check: the first cell that raised, the
+    error's class and message, every error (``errors``; the baseline's all of them when
+    ``keep_going``), and what its cells printed from where it differs. They run in
+    ``folder`` (the progress table reads the notebook's file there)."""
     done = subprocess.run(
-        [sys.executable, "-c", VARIANT_RUNNER],
-        input=json.dumps([baseline, variants]),
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps([baseline, variants, keep_going]),
         capture_output=True,
         text=True,
         cwd=folder,

@@ -16,7 +16,7 @@ from functools import cache
 
 import nbformat
 import pytest
-from visible_checks import run_notebooks, run_variants, wrong_notebook
+from visible_checks import run_variants, wrong_notebook
 from wrong_answers import wrong_answers
 
 from autograder.checks.language import MESSAGES_DIR
@@ -99,28 +99,27 @@ def release_cells(assignment: str) -> list[str]:
     return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
-def outputs_of(jobs, assignment, tmp_path, keep_going):
-    """Run the jobs where the notebook's file is (the progress table reads it)."""
+def notebook_folder(assignment, tmp_path):
+    """A folder holding the Spanish release's file (the progress table reads it)."""
     folder = tmp_path / assignment
     folder.mkdir()
     source = notebook_path(SPANISH.course, assignment)
     (folder / source.name).write_bytes(source.read_bytes())
-    return run_notebooks(jobs, keep_going=keep_going, folder=folder)
+    return folder
 
 
 @pytest.mark.parametrize("assignment", assignments())
 def test_a_spanish_student_reads_no_english(assignment, tmp_path):
     """The blank release (every cell, the progress table included) and each listed wrong
     answer up to the check that catches it."""
-    cells = release_cells(assignment)
-    [blank] = outputs_of([(cells, len(cells) - 1)], assignment, tmp_path, keep_going=True)
+    folder = notebook_folder(assignment, tmp_path)
+    blank, _ = run_variants(release_cells(assignment), [], folder=folder, keep_going=True)
     read = [blank["output"], *(f"{name}: {message}" for _, name, message in blank["errors"])]
     wrongs = wrong_answers(assignment)
     if wrongs:
         baseline, _ = wrong_notebook(None, assignment, EDITION)
         jobs = [wrong_notebook(w, assignment, EDITION) for w in wrongs]
         last_check = max(check for _, check in jobs)
-        folder = tmp_path / assignment
         base, outcomes = run_variants(baseline[: last_check + 1], jobs, folder=folder)
         assert base["cell"] is None, f"the reference typed in fails in Spanish: {base}"
         read.append(base["output"])
