@@ -51,16 +51,21 @@ class Comment:
     trailing: bool  # after code on its line
 
 
+def _outside_blocks(source: str, begins: tuple[str, ...], ends: tuple[str, ...]) -> list[bool]:
+    """Per line of ``source``: True outside the blocks that ``begins`` and ``ends`` mark."""
+    outside, inside = [], False
+    for line in source.split("\n"):
+        if any(marker in line for marker in begins):
+            inside = True
+        outside.append(not inside)
+        if any(marker in line for marker in ends):
+            inside = False
+    return outside
+
+
 def _shown_lines(source: str) -> list[bool]:
     """Per line of ``source``: True when a student sees it (outside solution/hidden blocks)."""
-    shown, inside = [], False
-    for line in source.split("\n"):
-        if any(marker in line for marker in _BLOCK_BEGIN):
-            inside = True
-        shown.append(not inside)
-        if any(marker in line for marker in _BLOCK_END):
-            inside = False
-    return shown
+    return _outside_blocks(source, _BLOCK_BEGIN, _BLOCK_END)
 
 
 def _is_prose(text: str) -> bool:
@@ -148,18 +153,22 @@ def docstrings(source: str) -> list[Docstring]:
         literal_end = offsets[first.end_lineno - 1] + _char_column(
             source, first, first.end_col_offset, end=True
         )
-        literal = source[literal_start:literal_end]
-        prefix = 0
-        while literal[prefix] not in "\"'":
-            prefix += 1  # r/u prefixes
-        opening = literal[prefix : prefix + 3]
-        quote = opening if opening in ('"""', "'''") else literal[prefix]
-        text_start = literal_start + prefix + len(quote)
+        prefix, quote = _prefix_and_quote(source[literal_start:literal_end])
+        text_start = literal_start + len(prefix) + len(quote)
         text_end = literal_end - len(quote)
         text = source[text_start:text_end]
         if _is_prose(text):
             found.append(Docstring(text_start, text_end, text))
     return sorted(found, key=lambda d: d.start)
+
+
+def _prefix_and_quote(literal: str) -> tuple[str, str]:
+    """A string literal's prefix (``f``, ``r``...) and its quotes (one or three)."""
+    prefix = 0
+    while literal[prefix] not in "\"'":
+        prefix += 1
+    opening = literal[prefix : prefix + 3]
+    return literal[:prefix], opening if opening in ('"""', "'''") else literal[prefix]
 
 
 def _char_column(source: str, node: ast.AST, byte_column: int, end: bool = False) -> int:
@@ -205,7 +214,7 @@ def _called_name(call: ast.Call) -> str | None:
 
 def is_message(node: ast.AST, parent: ast.AST | None) -> bool:
     """Whether a string node is a message a student reads (see the module's docstring)."""
-    if not (isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant)):
+    if not isinstance(node, ast.JoinedStr | ast.Constant):
         return False
     if isinstance(node, ast.Constant) and not isinstance(node.value, str):
         return False
@@ -223,15 +232,9 @@ def is_message(node: ast.AST, parent: ast.AST | None) -> bool:
 
 
 def _outside_solutions(source: str) -> list[bool]:
-    """Per line of ``source``: True outside ``### BEGIN SOLUTION`` blocks."""
-    outside, inside = [], False
-    for line in source.split("\n"):
-        if _BLOCK_BEGIN[0] in line:
-            inside = True
-        outside.append(not inside)
-        if _BLOCK_END[0] in line:
-            inside = False
-    return outside
+    """Per line of ``source``: True outside ``### BEGIN SOLUTION`` blocks (hidden tests
+    included: students read their messages in the feedback)."""
+    return _outside_blocks(source, _BLOCK_BEGIN[:1], _BLOCK_END[:1])
 
 
 def messages(source: str) -> list[Message]:
@@ -275,13 +278,8 @@ def _message(literal: str, start: int) -> Message | None:
         return None
     parts = []
     for token in (t for t in tokens if t.type == tokenize.STRING):
-        text = token.string
-        prefix = 0
-        while text[prefix] not in "\"'":
-            prefix += 1
-        opening = text[prefix : prefix + 3]
-        quote = opening if opening in ('"""', "'''") else text[prefix]
-        parts.append((text[:prefix].lower(), quote, text[prefix + len(quote) : -len(quote)]))
+        prefix, quote = _prefix_and_quote(token.string)
+        parts.append((prefix.lower(), quote, token.string[len(prefix) + len(quote) : -len(quote)]))
     prefixes = {prefix for prefix, _, _ in parts}
     if len({quote for _, quote, _ in parts}) != 1 or any("b" in p or "r" in p for p in prefixes):
         return None
