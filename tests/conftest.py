@@ -64,7 +64,7 @@ def cpu_seconds() -> float:
 
 def pytest_runtest_logreport(report):
     """With AUTOGRADER_TEST_TIMELINE set, add each phase of each test to that file (one JSON
-    line: worker, test, phase, start, stop, cpu), to see how busy the test processes kept the
+    line: worker, pid, test, phase, start, stop, cpu), to see how busy the test processes kept the
     machine over a run and what each file cost (`python -m tests.timeline FILE`)."""
     path = os.environ.get(TIMELINE_ENV)
     # pytest-xdist's controller hears every worker's reports again (they carry ``node``).
@@ -72,6 +72,7 @@ def pytest_runtest_logreport(report):
         return
     line = {
         "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "pid": os.getpid(),
         "test": report.nodeid,
         "phase": report.when,
         "start": report.start,
