@@ -215,11 +215,10 @@ def package_location(name: str) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the checks, the
-# kernel's side of grading, the modules notebooks import by name). Whatever else the package
-# holds (the instructor's wing, the reference engine unless lent, old paths of instructor
-# code) is not mounted at all.
-KERNEL_WINGS = ("__init__.py", "checks", "kernel", "grading_seed.py", "graphs.py", "progress.py")
+# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the package's
+# names for notebooks, the checks, the kernel's side of grading). Whatever else the package
+# holds (the instructor's wing, the reference engine unless lent) is not mounted at all.
+KERNEL_WINGS = ("__init__.py", "checks", "kernel")
 REFERENCE_ENGINE = "engine"
 
 
