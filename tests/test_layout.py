@@ -130,6 +130,82 @@ def test_notebooks_import_everything_from_one_path():
     }, sorted(found)
 
 
+def reexport_only(tree: ast.Module) -> bool:
+    """Whether a module's body, after its docstring, is nothing but imports and ``__all__``."""
+    body = tree.body[1:] if ast.get_docstring(tree, clean=False) is not None else tree.body
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else targets
+        if not targets or any(getattr(t, "id", None) != "__all__" for t in targets):
+            return False
+    return True
+
+
+def imports_from_own_package(tree: ast.Module, package: str) -> bool:
+    """Whether any import of ``tree`` (an ``__init__.py`` of ``package``) names a module of
+    that package: a relative import, or an absolute one under ``package.``."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (
+            node.level > 0 or (node.module or "").startswith(package + ".")
+        ):
+            return True
+        if isinstance(node, ast.Import) and any(
+            alias.name.startswith(package + ".") for alias in node.names
+        ):
+            return True
+    return False
+
+
+def shims(root: Path) -> list[str]:
+    """The modules under ``root`` (a package folder) that only stand in for others.
+
+    A module other than ``__init__.py`` whose body, after its docstring, is nothing but
+    imports and ``__all__`` is a shim: its names live elsewhere, import them from there.
+    An ``__init__.py`` may re-export, since that is a package's public surface, but only
+    names of its own package: one that imports something and nothing from its own modules
+    stands in for another package. An ``__init__.py`` with a docstring alone is a package
+    described, not a shim.
+    """
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        if not reexport_only(tree):
+            continue
+        relative = path.relative_to(root.parent)
+        if path.name == "__init__.py":
+            package = ".".join(relative.parent.parts)
+            imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+            if not imports or imports_from_own_package(tree, package):
+                continue
+        found.append(str(relative))
+    return found
+
+
+def test_no_module_only_re_exports_another():
+    """Is every name imported from where it is defined (no shim, no old import path)?"""
+    assert shims(PACKAGE) == []
+
+
+def test_the_shim_search_sees_planted_shims(tmp_path):
+    package = tmp_path / "autograder"
+    (package / "wing").mkdir(parents=True)
+    (package / "old").mkdir()
+    (package / "__init__.py").write_text('"""The package."""\n')
+    (package / "wing" / "__init__.py").write_text(
+        '"""A wing."""\n\nfrom autograder.wing.part import thing\n\n__all__ = ["thing"]\n'
+    )
+    (package / "wing" / "part.py").write_text('"""A part."""\n\nthing = 1\n')
+    (package / "moved.py").write_text(
+        '"""Old path."""\n\nfrom autograder.wing.part import thing\n\n__all__ = ["thing"]\n'
+    )
+    (package / "old" / "__init__.py").write_text(
+        '"""Old package."""\n\nfrom autograder.wing import thing\n'
+    )
+    assert shims(package) == ["autograder/moved.py", "autograder/old/__init__.py"]
+
+
 def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
     """No exception list: the sandbox mounts the kernel wings whole and nothing else of the
     package, and every module a kernel loads (the reference engine aside) lies in them."""
