@@ -111,7 +111,7 @@ def test_the_sandbox_mounts_no_autograd_library_and_no_engine(tmp_path):
         "autograder.grading.pipeline.autograde",
         "autograder.checks",
         "autograder.checks.given",
-        "autograder.graphs",
+        "autograder.checks.graphs",
         "autograder.kernel.serve",
     ]
     try:

@@ -29,10 +29,7 @@ from autograder.grading.pipeline.autograde.job_folder_files import (
 from autograder.grading.pipeline.autograde.job_gradebook import quiet_gradebook, read_grade_rows
 from autograder.grading.pipeline.autograde.job_spec import JobOutcome, JobSpec
 from autograder.grading.pipeline.autograde.kernel_launch import (
-    AUDIT_HOOK_ENV,
     AUDIT_HOOK_FILE,
-    NO_IMPORT_ENV,
-    SYSCALL_FILTER_ENV,
     SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
@@ -40,7 +37,12 @@ from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
 from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME, read_record
-from autograder.kernel.runtime_audit import RECORD_ENV
+from autograder.kernel.environment import (
+    AUDIT_HOOK_ENV,
+    NO_IMPORT_ENV,
+    RECORD_ENV,
+    SYSCALL_FILTER_ENV,
+)
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
