@@ -255,7 +255,12 @@ def _autograde(args: argparse.Namespace) -> int:
 
 
 def _autograde_course(course, args: argparse.Namespace) -> int:
-    from autograder.grading.pipeline.autograde import AutogradeError, autograde, collect_zip
+    from autograder.grading.pipeline.autograde import (
+        AutogradeError,
+        GradingSettings,
+        autograde,
+        collect_zip,
+    )
     from autograder.grading.pipeline.autograde.log import BAD_ID
 
     try:
@@ -263,9 +268,7 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
             collection = collect_zip(course, args.assignment, args.zip)
             _print_collection(collection, args.zip)
         _require_submissions(course, args.assignment)
-        run = autograde(
-            course,
-            args.assignment,
+        settings = GradingSettings(
             workers=args.workers,
             students=args.student,
             force=args.force,
@@ -276,6 +279,7 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
             sandbox=not args.no_sandbox,
             scheduler=args.scheduler,
         )
+        [run] = autograde(course, [args.assignment], settings)
     except AutogradeError as error:
         raise UsageError(str(error)) from error
     except KeyboardInterrupt:

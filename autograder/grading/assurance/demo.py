@@ -100,7 +100,7 @@ def run_demo(
     ``report`` receives a line as each stage starts and ends (per notebook while grading,
     with the elapsed time and an estimate of the time left).
     """
-    from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+    from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
     started = time.perf_counter()
     workspace = workspace.resolve()
@@ -124,7 +124,7 @@ def run_demo(
     settings = GradingSettings(
         workers=workers, progress=report is not _silent, sandbox=cannot_sandbox is None
     )
-    runs = autograde_assignments(course, ids, settings)
+    runs = autograde(course, ids, settings)
     sandboxes = {record.sandbox for run in runs for record in run.records}
     if cannot_sandbox is not None:
         sandboxes = {f"{NOT_SANDBOXED} ({cannot_sandbox})"}

@@ -22,7 +22,7 @@ from autograder.grading.course.course_root import load_course
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import assignments, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 from autograder.grading.pipeline.integrity import scan_assignment
 
 pytestmark = pytest.mark.slow
@@ -45,7 +45,7 @@ def graded(tmp_path_factory):
         target = notebook_path(course.submitted / student, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(build_submission(student, assignment, SPANISH.solutions, release), target)
-    runs = autograde_assignments(course.workdir, ids, GradingSettings(workers=2, progress=False))
+    runs = autograde(course.workdir, ids, GradingSettings(workers=2, progress=False))
     assert {record.status for run in runs for record in run.records} == {"graded"}
     scores = {(s, a): cell_scores(course.db_url, s, a) for s, a in handed_in}
     return course, release, scores

@@ -25,8 +25,8 @@ def course(tmp_path, monkeypatch):
         records: list[GradingRecord] = []
         scanned = False
 
-    def fake_autograde(workdir, assignment, **options):
-        return GradingRun(assignment, list(Fake.records), 3.0)
+    def fake_autograde(course, assignments, settings):
+        return [GradingRun(assignment, list(Fake.records), 3.0) for assignment in assignments]
 
     def fake_scan(course, assignment, zero_flagged):
         Fake.scanned = True

@@ -10,7 +10,7 @@ from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.nbgrader_workspace import copy_workspace
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +108,9 @@ def template(tmp_path_factory):
 
 def graded(template, verdicts):
     root = copy_workspace(template, template.parent / verdicts)
-    run = autograde(root, RECIPE, workers=2, progress=False, verdicts=verdicts)
+    run = autograde(root, [RECIPE], GradingSettings(workers=2, progress=False, verdicts=verdicts))[
+        0
+    ]
     assert {r.status for r in run.records} == {"graded"}, [
         (r.student, r.status, r.message) for r in run.records
     ]
@@ -179,7 +181,9 @@ def whole_notebook(tmp_path_factory):
     grades = {}
     for verdicts in ("kernel", "trusted"):
         workspace = copy_workspace(root, root.parent / verdicts)
-        run = autograde(workspace, WHOLE, workers=2, progress=False, verdicts=verdicts)
+        run = autograde(
+            workspace, [WHOLE], GradingSettings(workers=2, progress=False, verdicts=verdicts)
+        )[0]
         assert {r.status for r in run.records} == {"graded"}, [
             (r.student, r.status, r.message) for r in run.records
         ]

@@ -24,7 +24,7 @@ from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.course_root import Course
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.course.scores import Score, cell_scores
-from autograder.grading.pipeline.autograde import autograde, load_course
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, load_course
 
 # Grading statuses of a submission that did not finish normally: the mutant is killed
 # (a student's code that hangs or crashes earns nothing), but counted apart.
@@ -191,13 +191,15 @@ def grade_batch(
     """Grade ``students`` of ``course`` in one autograde run; their outcomes."""
     run = autograde(
         course,
-        assignment,
-        workers=options.workers,
-        students=students,
-        cell_timeout=options.cell_timeout,
-        submission_timeout=options.submission_timeout,
-        progress=False,
-    )
+        [assignment],
+        GradingSettings(
+            workers=options.workers,
+            students=students,
+            cell_timeout=options.cell_timeout,
+            submission_timeout=options.submission_timeout,
+            progress=False,
+        ),
+    )[0]
     records = {record.student: record for record in run.records}
     outcomes = {}
     for student in students:

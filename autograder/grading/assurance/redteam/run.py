@@ -24,7 +24,7 @@ from autograder.grading.course.scores import Score, cell_scores
 from autograder.grading.pipeline.autograde import (
     GradingRun,
     GradingSettings,
-    autograde_assignments,
+    autograde,
     load_course,
 )
 from autograder.grading.pipeline.autograde.run import DEFAULT_VERDICTS
@@ -160,7 +160,7 @@ def run_red_team(
         progress=False,
         verdicts=verdicts,
     )
-    runs = autograde_assignments(course, graded_assignments, settings)
+    runs = autograde(course, graded_assignments, settings)
     run = GradingRun(
         "+".join(graded_assignments),
         [record for one in runs for record in one.records],

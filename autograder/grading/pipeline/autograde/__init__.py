@@ -75,7 +75,6 @@ from autograder.grading.pipeline.autograde.run import (
     DEFAULT_SUBMISSION_TIMEOUT,
     GradingSettings,
     autograde,
-    autograde_assignments,
 )
 from autograder.grading.pipeline.autograde.zip_collect import collect_zip
 
@@ -91,7 +90,6 @@ __all__ = [
     "GradingRecord",
     "GradingRun",
     "autograde",
-    "autograde_assignments",
     "GradingSettings",
     "check_gradable",
     "collect_zip",

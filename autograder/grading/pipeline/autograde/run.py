@@ -78,89 +78,51 @@ GAVE_UP = (
 )
 
 
-def autograde(
-    root: Course | Path,
-    assignment: str,
-    workers: int = 1,
-    students: list[str] | None = None,
-    force: bool = False,
-    cell_timeout: int | None = None,
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
-    progress: bool = True,
-    seed_salt: str = "",
-    verdicts: str = DEFAULT_VERDICTS,
-    sandbox: bool = True,
-    hide_packages: tuple[str, ...] = (),
-    scheduler: str | None = None,
-) -> GradingRun:
-    """Grade every submission of ``assignment`` of the course ``root`` (a Course, or the
-    folder of its nbgrader_config.py) with nbgrader, N at a time.
-
-    On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
-    scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
-    anything is written, when it does not answer). Faulty submissions are recorded and
-    graded 0 where nothing was saved; the others are unaffected. Records go to
-    ``root/autograde_log.json`` (skips are returned, not logged).
-    Every graded test cell runs in a second, trusted kernel that reaches the student's
-    objects only through a narrow channel (``grading.verdicts``); ``verdicts="kernel"``
-    runs them in the student's kernel, as plain nbgrader does.
-    Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
-    cannot run, SandboxUnavailable before anything is graded (``sandbox=False`` or the
-    sandbox switched off through the environment: unsandboxed, one warning, each record
-    says so).
-    """
-    options = GradingSettings(
-        workers=workers,
-        students=students,
-        force=force,
-        cell_timeout=cell_timeout,
-        memory_limit_mb=memory_limit_mb,
-        submission_timeout=submission_timeout,
-        progress=progress,
-        seed_salt=seed_salt,
-        verdicts=verdicts,
-        sandbox=sandbox,
-        hide_packages=hide_packages,
-        scheduler=scheduler,
-    )
-    return autograde_assignments(root, [assignment], options)[0]
-
-
 @dataclass(frozen=True)
 class GradingSettings:
-    """How a run grades: ``autograde``'s options but for the course and the assignment."""
+    """How ``autograde`` grades, every option in one place with its default: the command
+    line's autograde flags are made from these fields (a new field needs its flag there)."""
 
-    workers: int = 1
-    students: list[str] | None = None
-    force: bool = False
-    cell_timeout: int | None = None
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
-    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT
-    progress: bool = True
-    seed_salt: str = ""
+    workers: int = 1  # processes of the local Dask cluster
+    students: list[str] | None = None  # only these (None: every one handed in)
+    force: bool = False  # regrade submissions graded before and unchanged since
+    cell_timeout: int | None = None  # seconds per cell (None: the course config's)
+    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB  # per submission (None: none)
+    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT  # wall clock (0, None: none)
+    progress: bool = True  # progress lines on stderr
+    seed_salt: str = ""  # mixed into each student's seed
+    # Where graded test cells run: a second, trusted kernel that reaches the student's
+    # objects only through a narrow channel, or ("kernel") the student's own, as nbgrader.
     verdicts: str = DEFAULT_VERDICTS
+    # Kernels in bubblewrap; where it cannot run, SandboxUnavailable before anything is
+    # graded (False, or switched off through the environment: unsandboxed, one warning,
+    # each record says so).
     sandbox: bool = True
-    hide_packages: tuple[str, ...] = ()
-    scheduler: str | None = None
+    hide_packages: tuple[str, ...] = ()  # unimportable in the sandbox, beyond the defaults
+    scheduler: str | None = None  # tcp://HOST:PORT of an existing cluster (None: local)
 
 
-def autograde_assignments(
-    root: Course | Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+def autograde(
+    course: Course | Path, assignments: list[str], settings: GradingSettings = GradingSettings()
 ) -> list[GradingRun]:
-    """``autograde`` of several assignments, one after the other, on one cluster.
+    """Grade every submission of each of ``assignments`` of ``course`` (a Course, or the
+    folder of its nbgrader_config.py) with nbgrader, as ``settings`` say; one run each.
 
-    A local cluster takes seconds to start and to stop: a course that grades its notebooks
-    together (the demo, the tests' cohorts) pays that once. Every assignment is checked
-    before anything is graded; each gets its own run, its own gradebook snapshot and
-    progress line, as if graded alone.
+    The assignments are graded one after the other on one Dask cluster: a local one of
+    ``settings.workers`` processes, or the existing one at ``settings.scheduler``
+    (SchedulerUnreachable, before anything is written, when it does not answer). A local
+    cluster takes seconds to start and to stop, so a course that grades its notebooks
+    together pays that once. Every assignment is checked before anything is graded; each
+    gets its own run, gradebook snapshot and progress line, as if graded alone. Faulty
+    submissions are recorded and graded 0 where nothing was saved; the others are
+    unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
     """
     if settings.verdicts not in VERDICTS:
         raise ValueError(
             f"verdicts must be one of {', '.join(VERDICTS)}; got {settings.verdicts!r}"
         )
     started = time.perf_counter()
-    course = as_course(root)
+    course = as_course(course)
     plans = []
     for assignment in assignments:
         check_gradable(course, assignment)
