@@ -61,16 +61,8 @@ from autograder.grading.pipeline.autograde.sandbox import (
     sandbox_description,
 )
 from autograder.grading.pipeline.autograde.status_line import Progress
+from autograder.grading.pipeline.grading_settings import VERDICTS, GradingSettings
 
-DEFAULT_MEMORY_LIMIT_MB = 4096
-# A submission still running after half an hour is killed (and graded 0, flagged): with
-# nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
-# for a cell timeout per cell.
-DEFAULT_SUBMISSION_TIMEOUT = 1800.0
-# Where graded test cells run: a trusted kernel (the default) or the student's own kernel
-# (nbgrader's way, which the student's code can change).
-VERDICTS = ("trusted", "kernel")
-DEFAULT_VERDICTS = "trusted"
 GAVE_UP = (
     "the grading process died twice while grading this submission, alone the second time "
     "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
@@ -78,32 +70,8 @@ GAVE_UP = (
 )
 
 
-@dataclass(frozen=True)
-class GradingSettings:
-    """How ``autograde`` grades, every option in one place with its default: the command
-    line's autograde flags are made from these fields (a new field needs its flag there)."""
-
-    workers: int = 1  # processes of the local Dask cluster
-    students: list[str] | None = None  # only these (None: every one handed in)
-    force: bool = False  # regrade submissions graded before and unchanged since
-    cell_timeout: int | None = None  # seconds per cell (None: the course config's)
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB  # per submission (None: none)
-    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT  # wall clock (0, None: none)
-    progress: bool = True  # progress lines on stderr
-    seed_salt: str = ""  # mixed into each student's seed
-    # Where graded test cells run: a second, trusted kernel that reaches the student's
-    # objects only through a narrow channel, or ("kernel") the student's own, as nbgrader.
-    verdicts: str = DEFAULT_VERDICTS
-    # Kernels in bubblewrap; where it cannot run, SandboxUnavailable before anything is
-    # graded (False, or switched off through the environment: unsandboxed, one warning,
-    # each record says so).
-    sandbox: bool = True
-    hide_packages: tuple[str, ...] = ()  # unimportable in the sandbox, beyond the defaults
-    scheduler: str | None = None  # tcp://HOST:PORT of an existing cluster (None: local)
-
-
 def autograde(
-    course: Course | Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+    course: Course | Path, assignments: list[str], settings: GradingSettings
 ) -> list[GradingRun]:
     """Grade every submission of each of ``assignments`` of ``course`` (a Course, or the
     folder of its nbgrader_config.py) with nbgrader, as ``settings`` say; one run each.
