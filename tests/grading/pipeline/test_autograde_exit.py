@@ -32,7 +32,7 @@ def course(tmp_path, monkeypatch):
         Fake.scanned = True
 
     monkeypatch.setattr("autograder.grading.pipeline.autograde.autograde", fake_autograde)
-    monkeypatch.setattr("autograder.grading.cli._scan", fake_scan)
+    monkeypatch.setattr("autograder.grading.cli.autograde._scan", fake_scan)
     Fake.root = root
     return Fake
 
