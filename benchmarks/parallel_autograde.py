@@ -56,13 +56,13 @@ class ModeRow:
 
 def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
     """Release 00-recipe in a fresh workspace and hand in ``submissions`` notebooks."""
-    release = generate_release(root, [ASSIGNMENT])
-    notebooks = {k: build_submission(k, ASSIGNMENT, SOLUTIONS_DIR, release) for k in KINDS}
+    course = generate_release(root, [ASSIGNMENT])
+    notebooks = {k: build_submission(k, ASSIGNMENT, SOLUTIONS_DIR, course.release) for k in KINDS}
     students = []
     for index in range(submissions):
         kind = KINDS[index % len(KINDS)]
         student = f"s{index:03d}-{kind}"
-        target = notebook_path(load_course(root).submitted / student, ASSIGNMENT)
+        target = notebook_path(course.submitted / student, ASSIGNMENT)
         target.parent.mkdir(parents=True)
         nbformat.write(notebooks[kind], target)
         students.append(student)

@@ -22,7 +22,6 @@ from autograder.grading.assurance.cohort import (
     write_cohort,
 )
 from autograder.grading.authoring.release import generate_release, publish_release
-from autograder.grading.course.course_root import load_course
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.course.run_progress import clock_text, print_to_stderr
@@ -107,11 +106,10 @@ def run_demo(
     workers = workers or os.cpu_count() or 1
     ids = assignments()
     report(f"release: nbgrader generate_assignment of {len(ids)} notebooks")
-    release_dir = generate_release(workspace, ids, report)
+    course = generate_release(workspace, ids, report)
     if publish:
-        publish_release(release_dir)
-    course = load_course(workspace)
-    cohort = write_cohort(course.submitted, SOLUTIONS_DIR, release_dir)
+        publish_release(course.release)
+    cohort = write_cohort(course.submitted, SOLUTIONS_DIR, course.release)
     handed_in = sum(len(submitted_assignments(s, ids)) for s in cohort)
     report(
         f"grading: autograde of {handed_in} submissions, {workers} workers "

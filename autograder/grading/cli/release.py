@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             for path in generate_solutions(each):
                 print(f"regenerated {path} from solutions/ and i18n/{each.language}/")
         workspace = args.workspace / each.language
-        release = generate_release(workspace, ids, print_to_stderr, each.language)
-        written = publish_release(release, each.course)
+        course = generate_release(workspace, ids, print_to_stderr, each.language)
+        written = publish_release(course.release, each.course)
         print(f"regenerated {', '.join(written)} in {each.course}")
     return 0

@@ -2,6 +2,7 @@
 release shows an open assignment's answers."""
 
 import argparse
+import copy
 
 from autograder.grading.cli.common import UsageError, add_command, add_root, course_at
 
@@ -33,10 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.grading.course.course_root import nbgrader_config
-
-    course_at(args.root, args.assignment)
-    config = nbgrader_config(args.root)
+    course = course_at(args.root, args.assignment)
+    config = copy.deepcopy(course.loaded_config)  # --force's reason goes into this run's only
     if args.force is not None:
         if not args.force.strip():
             raise UsageError("--force needs a reason, e.g. --force 'every hand-in of 01 is in'")

@@ -67,7 +67,7 @@ def graded(tmp_path_factory, request):
         }
     )
     root = tmp_path_factory.mktemp("independence")
-    release = generate_release(root, selected)
+    release = generate_release(root, selected).release
     for assignment in selected:
         solved = solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
         for exercise, source in solved.items():

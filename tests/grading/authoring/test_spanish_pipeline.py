@@ -18,7 +18,6 @@ from hidden_lines import distinctive_hidden_lines
 from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE, build_submission
 from autograder.grading.authoring.i18n.edition import edition
 from autograder.grading.authoring.release import generate_release
-from autograder.grading.course.course_root import load_course
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import assignments, notebook_path
 from autograder.grading.course.scores import cell_scores
@@ -37,8 +36,8 @@ def graded(tmp_path_factory):
     """A Spanish workspace: released, the lean cohort submitted and autograded."""
     workspace = tmp_path_factory.mktemp("es-workspace")
     ids = assignments()
-    release = generate_release(workspace, ids, language="es")
-    course = load_course(workspace)
+    course = generate_release(workspace, ids, language="es")
+    release = course.release
     handed_in = [(REFERENCE, a) for a in ids] + [(BLANK, a) for a in ids]
     handed_in += [(bug.student, bug.assignment) for bug in FIRST_BUGS.values()]
     for student, assignment in handed_in:

@@ -94,7 +94,7 @@ def scores(root, student, assignment):
 def template(tmp_path_factory):
     """A released workspace for the two notebooks, with the cohort subset handed in."""
     root = tmp_path_factory.mktemp("autograde") / "template"
-    release = generate_release(root, [RECIPE, GRAPH])
+    release = generate_release(root, [RECIPE, GRAPH]).release
     for assignment, students in COHORT.items():
         for student in students:
             notebook = build_submission(student, assignment, SOLUTIONS_DIR, release)
@@ -287,7 +287,7 @@ def tiny_course(base, assignment, cells):
     path = notebook_path(base / "solutions", assignment)
     path.parent.mkdir(parents=True)
     nbformat.write(notebook, path)
-    root = create_workspace(base / "template", base / "solutions")
+    root = create_workspace(base / "template", base / "solutions").root
     run_nbgrader(root, "generate_assignment", assignment)
     return root
 

@@ -62,7 +62,7 @@ def job_processes_of(root):
 def recipe(tmp_path_factory):
     """00-recipe released, three students handed in, and plain nbgrader's grades of it."""
     root = tmp_path_factory.mktemp("dask") / "template"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     for student in STUDENTS:
         hand_in(root, student, RECIPE, build_submission(student, RECIPE, SOLUTIONS_DIR, release))
     sequential = copy_workspace(root, root.parent / "sequential")

@@ -237,7 +237,7 @@ def leftover_sleepers() -> list[psutil.Process]:
 def graded(tmp_path_factory):
     """The reference student and the cheats (the reference's code plus probes), graded."""
     root = tmp_path_factory.mktemp("sandbox") / "course"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     reference = build_submission(REFERENCE, RECIPE, SOLUTIONS_DIR, release)
     hand_in(root, REFERENCE, reference)
     listener = Listener()
@@ -323,7 +323,7 @@ def torch_course(tmp_path):
     path = notebook_path(tmp_path / "solutions", "uses-torch")
     path.parent.mkdir(parents=True)
     nbformat.write(notebook, path)
-    root = create_workspace(tmp_path / "course", tmp_path / "solutions")
+    root = create_workspace(tmp_path / "course", tmp_path / "solutions").root
     run_nbgrader(root, "generate_assignment", "uses-torch")
     release = nbformat.read(notebook_path(root / "release", "uses-torch"), 4)
     submitted = notebook_path(root / "submitted" / "ada", "uses-torch")

@@ -89,7 +89,7 @@ def hand_in(root, student, notebook):
 def template(tmp_path_factory):
     """00-recipe released, honest students and cheats handed in."""
     root = tmp_path_factory.mktemp("trusted") / "template"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     # A student kernel that never connects costs this long per test cell.
     with (root / "nbgrader_config.py").open("a") as config:
         config.write("\nc.TrustedExecute.serve_wait = 8\n")
@@ -173,7 +173,7 @@ WHOLE_STUDENTS = [REFERENCE, BLANK, "bug-detach-copies"]
 def whole_notebook(tmp_path_factory):
     """WHOLE released and its students handed in; their cell grades in each mode."""
     root = tmp_path_factory.mktemp("whole") / "template"
-    release = generate_release(root, [WHOLE])
+    release = generate_release(root, [WHOLE]).release
     for student in WHOLE_STUDENTS:
         target = notebook_path(root / "submitted" / student, WHOLE)
         target.parent.mkdir(parents=True, exist_ok=True)
