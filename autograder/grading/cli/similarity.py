@@ -3,6 +3,7 @@ the reference and earlier cohorts; evidence for a person, no grade changed."""
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.grading.cli.common import (
     UsageError,
@@ -12,6 +13,9 @@ from autograder.grading.cli.common import (
     fraction,
     positive,
 )
+
+if TYPE_CHECKING:
+    from autograder.grading.pipeline.similarity.settings import Settings
 
 EXAMPLES = """
 autograd-course similarity 01-worked-example --root ~/course
@@ -45,6 +49,12 @@ def add(commands) -> None:
         metavar="DIR",
         help="an earlier cohort's submissions, laid out as submitted/ (repeatable)",
     )
+    _add_knobs(similarity, defaults)
+    similarity.set_defaults(run=run)
+
+
+def _add_knobs(similarity: argparse.ArgumentParser, defaults: "Settings") -> None:
+    """The comparison's thresholds and sizes, each defaulting to Settings'."""
     similarity.add_argument(
         "--threshold",
         type=fraction,
@@ -105,7 +115,6 @@ def add(commands) -> None:
         metavar="G",
         help=f"a match this long is always found (default {defaults.guarantee})",
     )
-    similarity.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

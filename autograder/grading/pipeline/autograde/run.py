@@ -91,48 +91,15 @@ def autograde(
         )
     started = time.perf_counter()
     course = as_course(course)
-    plans = []
-    for assignment in assignments:
-        check_gradable(course, assignment)
-    # the term's due dates into the gradebook first: nbgrader judges lateness from there
-    try:
-        term = course_term(course)
-    except TermError as error:
-        raise AutogradeError(str(error)) from None
-    for line in write_due_dates(course, term):
-        if settings.progress:
-            print(line, file=sys.stderr)
-    policy = term.late_policy.as_json()
-    judged: dict[str, Lateness] = {}
-    for assignment in assignments:
-        lateness = late_inputs(course, assignment, policy)
-        to_grade, skipped, odd = plan(
-            course, assignment, settings.students, settings.force, lateness
-        )
-        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
-        refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
-        append_log(course.root, refusals)  # each odd folder its own line; the rest graded
-        plans.append((assignment, to_grade, GradingRun(assignment, skips + refusals)))
-        judged[assignment] = lateness
-        if settings.progress and skipped:
-            print(
-                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
-                file=sys.stderr,
-            )
-    runs = [run for _, _, run in plans]
-    if not any(to_grade for _, to_grade, _ in plans):
+    plans = plan_assignments(course, assignments, settings)
+    runs = [each.run for each in plans]
+    if not any(each.to_grade for each in plans):
         for run in runs:
             run.wall_seconds = time.perf_counter() - started
         return runs
     workers = max(1, settings.workers)
     local = settings.scheduler is None
-    trusted = settings.verdicts == "trusted"
-    hide_packages = settings.hide_packages
-    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
-        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
-    sandbox_options, sandbox_label = choose_sandbox(
-        settings.sandbox, hide_packages, hide_engine=trusted
-    )
+    sandbox_options, sandbox_label = run_sandbox(settings)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = owned_temp_folder("autograde-run-")
     try:
@@ -156,18 +123,74 @@ def autograde(
                 sandbox_label=sandbox_label,
                 sweep=sweeper.sweep if sweeper is not None else lambda: None,
             )
-            for assignment, to_grade, run in plans:
-                if to_grade:
+            for each in plans:
+                if each.to_grade:
                     assignment_started = time.perf_counter()
-                    lateness = judged[assignment]
-                    grade_assignment(cluster, assignment, to_grade, run, settings, lateness)
-                    run.wall_seconds = time.perf_counter() - assignment_started
+                    grade_assignment(
+                        cluster, each.assignment, each.to_grade, each.run, settings, each.lateness
+                    )
+                    each.run.wall_seconds = time.perf_counter() - assignment_started
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     # The first run also carries the cluster's start and stop, and the checks before it.
     overhead = time.perf_counter() - started - sum(run.wall_seconds for run in runs)
     runs[0].wall_seconds += overhead
     return runs
+
+
+@dataclass(frozen=True)
+class AssignmentPlan:
+    """One assignment of a run: who is to be graded, its run so far (skips and refused
+    folders), and the lateness inputs its hand-ins are judged by."""
+
+    assignment: str
+    to_grade: list[str]
+    run: GradingRun
+    lateness: Lateness
+
+
+def plan_assignments(
+    course: Course, assignments: list[str], settings: GradingSettings
+) -> list[AssignmentPlan]:
+    """Check every assignment, write the term's due dates into the gradebook, then plan
+    each: skips returned, refused folders logged, a progress line for the skips."""
+    for assignment in assignments:
+        check_gradable(course, assignment)
+    # the term's due dates into the gradebook first: nbgrader judges lateness from there
+    try:
+        term = course_term(course)
+    except TermError as error:
+        raise AutogradeError(str(error)) from None
+    for line in write_due_dates(course, term):
+        if settings.progress:
+            print(line, file=sys.stderr)
+    policy = term.late_policy.as_json()
+    plans = []
+    for assignment in assignments:
+        lateness = late_inputs(course, assignment, policy)
+        to_grade, skipped, odd = plan(
+            course, assignment, settings.students, settings.force, lateness
+        )
+        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
+        refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
+        append_log(course.root, refusals)  # each odd folder its own line; the rest graded
+        run = GradingRun(assignment, skips + refusals)
+        plans.append(AssignmentPlan(assignment, to_grade, run, lateness))
+        if settings.progress and skipped:
+            print(
+                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
+                file=sys.stderr,
+            )
+    return plans
+
+
+def run_sandbox(settings: GradingSettings) -> tuple[SandboxOptions | None, str]:
+    """The sandbox the run's kernels get, and its label for the records."""
+    trusted = settings.verdicts == "trusted"
+    hide_packages = settings.hide_packages
+    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
+        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
+    return choose_sandbox(settings.sandbox, hide_packages, hide_engine=trusted)
 
 
 @dataclass(frozen=True)
