@@ -70,14 +70,13 @@ from autograder.grading.pipeline.autograde.log import (
 )
 from autograder.grading.pipeline.autograde.merge import OUTPUT_LOGS
 from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
-from autograder.grading.pipeline.autograde.run import (
+from autograder.grading.pipeline.autograde.run import autograde
+from autograder.grading.pipeline.autograde.zip_collect import collect_zip
+from autograder.grading.pipeline.grading_settings import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_SUBMISSION_TIMEOUT,
     GradingSettings,
-    autograde,
-    autograde_assignments,
 )
-from autograder.grading.pipeline.autograde.zip_collect import collect_zip
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",
@@ -91,7 +90,6 @@ __all__ = [
     "GradingRecord",
     "GradingRun",
     "autograde",
-    "autograde_assignments",
     "GradingSettings",
     "check_gradable",
     "collect_zip",
