@@ -20,6 +20,7 @@ from autograder.checks.lazy import lazy_names
 LAZY = {
     **CHECKS,
     "hidden_rng": "autograder.checks.seed",
+    "hidden_checks": "autograder.checks.hidden_checks",
     "show_progress": "autograder.checks.progress",
     "side_by_side": "autograder.checks.graph_drawing",
     "check_graph_like": "autograder.checks.graphs",

@@ -5,8 +5,8 @@ failure names what was compared, the device and dtype, shows the numbers and, wh
 difference matches a classic autograd mistake, adds a one-line hint. Only NumPy is needed
 here: the caller converts torch's result to NumPy first.
 
-A label ``what`` that starts with "grad" (e.g. "grad of input 'w'") marks a gradient, which
-turns on the gradient-specific hints.
+The caller says whether the array is a gradient (``gradient=True``), which turns on the
+gradient-specific hints; the label ``what`` only names the array in messages.
 """
 
 from typing import Any
@@ -104,10 +104,6 @@ def tolerances(dtype: Any) -> tuple[float, float]:
         # A complex number is as precise as the float type of its parts.
         return _FLOAT_TOLERANCES["float64" if np.dtype(name).itemsize > 8 else "float32"]
     raise TypeError(f"no comparison tolerances for dtype {name!r}")
-
-
-def _is_grad(what: str) -> bool:
-    return what.startswith("grad")
 
 
 def _target(what: str) -> str:
@@ -234,14 +230,13 @@ def format_array_diff(
 
 
 def _shape_hint(
-    what: str,
+    is_grad: bool,
     got: np.ndarray,
     expected: np.ndarray,
     input_shape: Shape | None,
     output_shape: Shape | None,
 ) -> str | None:
     """The most likely reason for a shape mismatch, if one is recognisable."""
-    is_grad = _is_grad(what)
     summed = _broadcast_sum(got.shape, expected.shape)
     if (
         input_shape is not None
@@ -330,9 +325,8 @@ def _dtype_hint(got: np.dtype, expected: np.dtype) -> str:
     return tr("the result should keep the dtype of the inputs, as torch does")
 
 
-def _value_hint(what: str, got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+def _value_hint(is_grad: bool, got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     """Recognise classic mistakes from how the values differ; None when nothing fits."""
-    is_grad = _is_grad(what)
     if got.dtype.kind not in "fc" or expected.dtype.kind not in "fc":
         return None
 
@@ -394,15 +388,17 @@ def compare_arrays(
     expected: Any,
     *,
     device: str,
+    gradient: bool = False,
     input_shape: Shape | None = None,
     output_shape: Shape | None = None,
 ) -> None:
     """Raise AssertionError, with a readable explanation, unless ``got`` matches ``expected``.
 
     ``got`` comes from the student's engine, ``expected`` from torch (as NumPy). Either may
-    be None (a missing ``.grad``); both None counts as a match. ``input_shape`` and
-    ``output_shape`` (of the input whose gradient this is, and of the broadcast result)
-    let the message spot a missing unbroadcast.
+    be None (a missing ``.grad``); both None counts as a match. ``gradient`` says they are
+    gradients, whose mistakes get their own hints (unbroadcast, zeros, accumulation).
+    ``input_shape`` and ``output_shape`` (of the input whose gradient this is, and of the
+    broadcast result) let the message spot a missing unbroadcast.
     """
     __tracebackhide__ = True  # tracebacks show the student's code, not ours
     if got is None and expected is None:
@@ -465,7 +461,7 @@ def compare_arrays(
     if got.shape != expected.shape:
         lines = [header + ": " + tr("wrong shape")]
         lines += _two_line_pair("shape", _fmt_shape(expected.shape), _fmt_shape(got.shape))
-        hint = _shape_hint(what, got, expected, input_shape, output_shape)
+        hint = _shape_hint(gradient, got, expected, input_shape, output_shape)
         if hint:
             lines.append(f"  {hint_line(hint)}")
         raise failure(
@@ -487,7 +483,7 @@ def compare_arrays(
     if parts is None:
         return
     lines = [header + ": " + tr("wrong values"), _diff_text(*parts)]
-    hint = _value_hint(what, got, expected, rtol, atol)
+    hint = _value_hint(gradient, got, expected, rtol, atol)
     if hint:
         lines.append(f"  {hint_line(hint)}")
     facts, rows, more = parts

@@ -396,6 +396,7 @@ def check_parity(
                     _engine_grad(leaves[name]),
                     run.grads[name],
                     device=run.device,
+                    gradient=True,
                     input_shape=arrays[name].shape,
                     output_shape=output_shape,
                 )

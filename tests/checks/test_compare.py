@@ -20,6 +20,11 @@ def failure(what, got, expected, **kwargs) -> str:
     return message
 
 
+def grad_failure(name, got, expected, **kwargs) -> str:
+    """The message for the gradient of input ``name``, as check_parity compares it."""
+    return failure(f"grad of input {name!r}", got, expected, gradient=True, **kwargs)
+
+
 @pytest.mark.parametrize(
     "dtype, expected",
     [
@@ -51,7 +56,9 @@ def test_equal_and_nearly_equal_arrays_pass():
     compare_arrays("forward", x, x.copy(), device="cpu")
     compare_arrays("forward", x * (1 + 1e-12), x, device="cpu")  # inside float64 tolerance
     x32 = x.astype(np.float32)
-    compare_arrays("grad of input 'x'", x32 * np.float32(1 + 1e-7), x32, device="cpu")
+    compare_arrays(
+        "grad of input 'x'", x32 * np.float32(1 + 1e-7), x32, device="cpu", gradient=True
+    )
 
 
 def test_nan_at_the_same_place_counts_as_equal():
@@ -60,12 +67,12 @@ def test_nan_at_the_same_place_counts_as_equal():
 
 
 def test_both_none_is_a_match():
-    compare_arrays("grad of input 'w'", None, None, device="cpu")
+    compare_arrays("grad of input 'w'", None, None, device="cpu", gradient=True)
 
 
 def test_wrong_shape_with_unbroadcast_hint():
-    message = failure(
-        "grad of input 'b'",
+    message = grad_failure(
+        "b",
         np.ones((4, 3)),
         np.ones(3),
         input_shape=(3,),
@@ -82,7 +89,7 @@ def test_wrong_shape_with_unbroadcast_hint():
 
 def test_unbroadcast_hint_also_without_shapes_given():
     # A gradient that has the broadcast shape of the input's shape is recognised as such.
-    message = failure("grad of input 'b'", np.ones((2, 4, 1)), np.ones((4, 1)))
+    message = grad_failure("b", np.ones((2, 4, 1)), np.ones((4, 1)))
     assert "unbroadcast" in message
 
 
@@ -94,7 +101,7 @@ def test_forward_with_broadcast_shape_gets_no_gradient_hint():
 
 def test_transposed_non_square_gradient_hint():
     expected = RNG.standard_normal((2, 3))
-    message = failure("grad of input 'w'", expected.T.copy(), expected)
+    message = grad_failure("w", expected.T.copy(), expected)
     assert "wrong shape" in message
     assert "hint: looks transposed: check where a transpose is missing" in message
 
@@ -105,7 +112,7 @@ def test_size_one_dimension_hint():
 
 
 def test_scalar_gradient_of_a_reduction_hint():
-    message = failure("grad of input 'x'", np.array(6.0), np.ones((2, 3)))
+    message = grad_failure("x", np.array(6.0), np.ones((2, 3)))
     assert "single number" in message
 
 
@@ -161,7 +168,7 @@ def test_nan_where_torch_has_a_number():
 
 def test_doubled_gradient_hint():
     expected = RNG.standard_normal((3, 3))
-    message = failure("grad of input 'w'", 2 * expected, expected)
+    message = grad_failure("w", 2 * expected, expected)
     assert "wrong values" in message
     assert "exactly twice torch's: gradients accumulate" in message
     assert "zero them between backward calls" in message
@@ -173,33 +180,45 @@ def test_doubled_forward_does_not_talk_about_accumulation():
     assert "twice" in message and "accumulate" not in message
 
 
+def test_the_gradient_flag_not_the_label_turns_on_the_gradient_hints():
+    expected = RNG.standard_normal(4)
+    assert "accumulate" in failure("result", 2 * expected, expected, gradient=True)
+    assert "accumulate" not in failure("grad of input 'x'", 2 * expected, expected)
+
+
+def test_check_array_reads_a_label_that_starts_with_grad_as_a_gradient():
+    expected = RNG.standard_normal(4)
+    assert "accumulate" in check_array_failure(2 * expected, expected, what="grad after two calls")
+    assert "accumulate" not in check_array_failure(2 * expected, expected, what="a.grad twice")
+
+
 def test_sign_flipped_hint():
     expected = RNG.standard_normal(5)
-    message = failure("grad of input 'x'", -expected, expected)
+    message = grad_failure("x", -expected, expected)
     assert "the sign is flipped" in message
 
 
 def test_transposed_square_gradient_hint():
     expected = RNG.standard_normal((3, 3))
-    message = failure("grad of input 'w'", expected.T.copy(), expected)
+    message = grad_failure("w", expected.T.copy(), expected)
     assert "wrong values" in message
     assert "looks transposed" in message
 
 
 def test_all_zero_gradient_hint():
-    message = failure("grad of input 'x'", np.zeros(4), RNG.standard_normal(4))
+    message = grad_failure("x", np.zeros(4), RNG.standard_normal(4))
     assert "your gradient is all zeros" in message
     assert "graph disconnected" in message
 
 
 def test_constant_factor_hint():
     expected = RNG.standard_normal(6)
-    message = failure("grad of input 'x'", 3 * expected, expected)
+    message = grad_failure("x", 3 * expected, expected)
     assert "times 3 everywhere" in message
 
 
 def test_missing_gradient_message():
-    message = failure("grad of input 'w'", None, np.ones(3))
+    message = grad_failure("w", None, np.ones(3))
     assert (
         "no gradient reached input 'w' (its .grad is None) but torch computed one: "
         "is requires_grad set, and does your backward visit every leaf?"
@@ -207,7 +226,7 @@ def test_missing_gradient_message():
 
 
 def test_unexpected_gradient_message():
-    message = failure("grad of input 'w'", np.ones(3), None)
+    message = grad_failure("w", np.ones(3), None)
     assert "torch computed no gradient for input 'w'" in message
 
 
@@ -311,7 +330,7 @@ def test_check_array_names_the_unbroadcast_mistake():
 
 
 def test_unbroadcast_hint_names_leading_and_kept_axes():
-    message = failure("grad of input 'b'", np.ones((4, 2, 3)), np.ones((2, 1)))
+    message = grad_failure("b", np.ones((4, 2, 3)), np.ones((2, 1)))
     assert "(sum yours over axes 0, 2, keeping axis 2 as size 1 to get (2, 1))" in message
 
 

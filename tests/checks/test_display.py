@@ -80,7 +80,9 @@ def test_a_failure_shows_the_table_then_raises_the_same_message(kernel_display, 
 
 def test_shape_and_dtype_failures_tabulate_expected_against_got(kernel_display):
     message_of(
-        lambda: compare_arrays("grad of input 'b'", np.ones((4, 3)), np.ones(3), device="cpu")
+        lambda: compare_arrays(
+            "grad of input 'b'", np.ones((4, 3)), np.ones(3), device="cpu", gradient=True
+        )
     )
     message_of(lambda: compare_arrays("x", np.ones(3), np.ones(3, np.float32), device="cpu"))
     shape_html, dtype_html = (rich for _, rich in kernel_display)

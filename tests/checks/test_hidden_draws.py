@@ -48,3 +48,13 @@ def test_the_check_catches_a_hidden_test_using_the_notebook_rng():
     assert not notebook_rng_uses(
         "x = grading_rng.standard_normal(3)\nLinear(3, 1, rng=grading_rng)"
     )
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_hidden_tests_name_the_tensor_class_once(assignment):
+    # checks = hidden_checks(Tensor) at the top of the block, then checks.parity(fn, inputs)
+    pasted = {
+        grade_id: [line.strip() for line in hidden.splitlines() if "tensor_type=Tensor" in line]
+        for grade_id, hidden in hidden_blocks(assignment)
+    }
+    assert not any(pasted.values()), f"{assignment}: use checks = hidden_checks(Tensor): {pasted}"

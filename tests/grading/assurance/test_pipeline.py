@@ -6,12 +6,14 @@ import re
 import nbformat
 import pytest
 from hidden_lines import distinctive_hidden_lines
+from report_page import Page
 
 from autograder.checks.text_table import read_columns
 from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE
 from autograder.grading.assurance.demo import format_demo_table, run_demo
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
+from autograder.grading.pipeline.report.html import NOT_GRADED
 
 pytestmark = pytest.mark.slow
 
@@ -55,11 +57,21 @@ def test_the_honest_demo_cohort_raises_no_integrity_flag(demo):
 
 
 def test_a_grading_report_per_assignment_lists_every_student(demo):
+    # The Students table's rows, not the page's text: a name inside another, or in a
+    # failure's message, would pass a search of the text.
     assert [page.parent.name for page in demo.reports] == demo.assignments
     for page in demo.reports:
-        text = page.read_text()
-        graded = {s for (s, a) in demo.cell_scores if a == page.parent.name}
-        assert all(student in text for student in graded), page
+        rows = Page(page.read_text()).rows["Students"]
+        listed = {row[0]: row[1:3] for row in rows}
+        assert len(listed) == len(rows), f"a student listed twice in {page}"
+        graded = [s for (s, a) in demo.cell_scores if a == page.parent.name]
+        scores = {s: demo.notebook_scores[(s, page.parent.name)] for s in graded}
+        for student, score in scores.items():
+            assert student in listed, f"{student} has no row in {page}"
+            shown = [float(value) for value in listed[student]]  # written to 4 digits
+            assert shown == pytest.approx([score.score, score.max_score], rel=1e-3), student
+        ungraded = {s: row for s, row in listed.items() if s not in scores}
+        assert all(row == [NOT_GRADED, NOT_GRADED] for row in ungraded.values()), page
 
 
 def test_table_has_a_row_per_student_each_as_expected(demo):

@@ -7,12 +7,12 @@ in); hand-written integrity.json and autograde_log.json go into a copy of it.
 import base64
 import json
 import shutil
-from html.parser import HTMLParser
 
 import nbformat
 import pytest
 from hidden_lines import distinctive_hidden_lines
 from nbgrader.api import Gradebook
+from report_page import Page
 
 from autograder.grading.assurance.cohort import build_submission, students, submitted_assignments
 from autograder.grading.authoring.release import generate_release
@@ -88,55 +88,6 @@ LOG = [
     log_record("late-student", "skipped", None, "handed in after the deadline"),
     log_record("reference", "error", 1.0, "another assignment's failure", "01-worked-example"),
 ]
-
-
-class Page(HTMLParser):
-    """What a browser would build: text, table rows per section, images, script count."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.section = ""
-        self.rows: dict[str, list[list[str]]] = {}
-        self.images: list[str] = []
-        self.scripts = 0
-        self.text: list[str] = []
-        self._heading = False
-        self._cell: list[str] | None = None
-        self._row: list[str] | None = None
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "h2":
-            self._heading, self.section = True, ""
-        elif tag == "tr":
-            self._row = []
-        elif tag == "td":
-            self._cell = []
-        elif tag == "img":
-            self.images.append(dict(attrs)["src"])
-        elif tag == "script":
-            self.scripts += 1
-
-    def handle_endtag(self, tag):
-        if tag == "h2":
-            self._heading = False
-        elif tag == "td":
-            self._row.append("".join(self._cell))
-            self._cell = None
-        elif tag == "tr" and self._row:
-            self.rows.setdefault(self.section, []).append(self._row)
-
-    def handle_data(self, data):
-        self.text.append(data)
-        if self._heading:
-            self.section += data
-        if self._cell is not None:
-            self._cell.append(data)
-
-    @property
-    def visible(self) -> str:
-        return "".join(self.text)
 
 
 @pytest.fixture(scope="module")
