@@ -95,7 +95,7 @@ def test_the_instructors_commands_do_not_import_torch():
         "import autograder.grading.pipeline.feedback_exporter\n"
         "import autograder.grading.pipeline.preprocessors.clear_hidden_tests\n"
         "import autograder.grading.pipeline.preprocessors.hide_tracebacks\n"
-        "import autograder.grading.pipeline.autograde.dask_worker\n"
+        "import autograder.grading.pipeline.autograde.cluster.dask_worker\n"
         "import autograder.grading.assurance.demo\n"
         "loaded = 'torch' in sys.modules, 'autograder.checks.parity' in sys.modules\n"
         "print(*loaded, file=sys.stderr)\n"
@@ -178,7 +178,10 @@ def test_old_import_paths_name_the_same_objects():
 def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
     """No exception list: the sandbox mounts the kernel wings whole and nothing else of the
     package, and every module a kernel loads (the reference engine aside) lies in them."""
-    from autograder.grading.pipeline.autograde.sandbox import KERNEL_WINGS, hidden_parts_of_package
+    from autograder.grading.pipeline.autograde.job.sandbox import (
+        KERNEL_WINGS,
+        hidden_parts_of_package,
+    )
 
     hidden = hidden_parts_of_package(PACKAGE)
     shown = {entry.name for entry in PACKAGE.iterdir() if entry not in hidden}

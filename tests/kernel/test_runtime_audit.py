@@ -12,7 +12,7 @@ import pytest
 from tiny_course import hand_in, tiny_course
 
 from autograder.grading.pipeline.autograde import autograde, load_course
-from autograder.grading.pipeline.autograde.kernel_launch import AUDIT_HOOK_FILE
+from autograder.grading.pipeline.autograde.job.kernel_launch import AUDIT_HOOK_FILE
 from autograder.grading.pipeline.integrity import read_flags, scan_assignment
 from autograder.grading.pipeline.integrity.runtime_record import read_record
 

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.grading.assurance import doctor
 from autograder.grading.course import system_tools
-from autograder.grading.pipeline.autograde import sandbox
+from autograder.grading.pipeline.autograde.job import sandbox
 
 CAPABILITIES = (
     "Python",
@@ -174,7 +174,7 @@ def test_the_repositorys_lock_is_what_this_environment_installed():
 )
 def test_a_sandboxed_kernel_started_without_its_filter_blocks_grading(monkeypatch):
     """Planted: the kernel's launcher is never told where the filter is, so none loads."""
-    from autograder.grading.pipeline.autograde import kernel_launch
+    from autograder.grading.pipeline.autograde.job import kernel_launch
 
     monkeypatch.setattr(kernel_launch, "SYSCALL_FILTER_ENV", "AUTOGRADER_NOT_THE_FILTER")
     finding = doctor.sandboxed_kernel_finding()

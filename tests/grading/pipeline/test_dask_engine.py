@@ -31,9 +31,9 @@ from autograder.grading.course.course_lock import LOCK_NAME
 from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.pipeline.autograde import JOB_TOKEN_ENV, autograde, read_log_json
-from autograder.grading.pipeline.autograde.dask_cluster import RETRIED
-from autograder.grading.pipeline.autograde.local_cluster import LOCAL_SCHEDULER_CONFIG
-from autograder.grading.pipeline.autograde.sandbox import SANDBOX_ENV
+from autograder.grading.pipeline.autograde.cluster.dask_cluster import RETRIED
+from autograder.grading.pipeline.autograde.cluster.local_cluster import LOCAL_SCHEDULER_CONFIG
+from autograder.grading.pipeline.autograde.job.sandbox import SANDBOX_ENV
 
 pytestmark = pytest.mark.slow
 

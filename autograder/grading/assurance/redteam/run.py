@@ -27,8 +27,8 @@ from autograder.grading.pipeline.autograde import (
     autograde_assignments,
     load_course,
 )
+from autograder.grading.pipeline.autograde.job.sandbox import SANDBOXED
 from autograder.grading.pipeline.autograde.run import DEFAULT_VERDICTS
-from autograder.grading.pipeline.autograde.sandbox import SANDBOXED
 from autograder.grading.pipeline.integrity import CHEATING_RULES, Flag, scan_assignment
 
 HONEST = (REFERENCE, BLANK, HONEST_BUG)

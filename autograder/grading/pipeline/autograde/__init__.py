@@ -59,7 +59,9 @@ from autograder.grading.course.course_root import (
     load_course,
     submitted_students,
 )
-from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.intake.zip_collect import collect_zip
+from autograder.grading.pipeline.autograde.job.gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.log import (
     LOG_NAME,
     STATUSES,
@@ -69,7 +71,6 @@ from autograder.grading.pipeline.autograde.log import (
     read_log_json,
 )
 from autograder.grading.pipeline.autograde.merge import OUTPUT_LOGS
-from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.run import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_SUBMISSION_TIMEOUT,
@@ -77,7 +78,6 @@ from autograder.grading.pipeline.autograde.run import (
     autograde,
     autograde_assignments,
 )
-from autograder.grading.pipeline.autograde.zip_collect import collect_zip
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading.course.course_root import Course
-from autograder.grading.pipeline.autograde.job_gradebook import job_gradebook_bytes
-from autograder.grading.pipeline.autograde.job_spec import GradeRows, JobSpec
-from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
+from autograder.grading.pipeline.autograde.job.gradebook import job_gradebook_bytes
+from autograder.grading.pipeline.autograde.job.sandbox import SandboxOptions
+from autograder.grading.pipeline.autograde.job.spec import GradeRows, JobSpec
 from autograder.grading.pipeline.integrity.runtime_record import (
     RECORD_NAME,
     RuntimeRecord,

@@ -1,7 +1,6 @@
 """What each grading did: the records of autograde_log.json, which a later run reads to
 skip submissions graded cleanly before, and the summary one ``autograde`` call returns."""
 
-import datetime as dt
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -90,8 +89,3 @@ def append_log(root: Path, new: list[GradingRecord]) -> None:
         append_records(Path(root) / LOG_NAME, [r.as_dict() for r in new])
     except ValueError as error:
         raise AutogradeError(str(error)) from None
-
-
-def utc_now() -> str:
-    """Now as ISO 8601 with the UTC offset, the log's time format."""
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -9,12 +9,12 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.checks.seed import student_seed
 from autograder.grading.course.course_root import AutogradeError, Course, handed_in
+from autograder.grading.course.json_records import utc_now
 from autograder.grading.pipeline.autograde.log import (
     BAD_ID,
     GradingRecord,
     latest_records,
     read_log_json,
-    utc_now,
 )
 
 

@@ -2,7 +2,6 @@
 local one of ``workers`` processes, or an existing one), each result brought into the course
 as it finishes."""
 
-import contextlib
 import datetime as dt
 import shutil
 import sys
@@ -12,23 +11,36 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.course_root import (
     AutogradeError,
     Course,
     as_course,
     check_gradable,
 )
+from autograder.grading.course.owned_temp import owned_temp_folder
 from autograder.grading.course.term import TermError
 from autograder.grading.course.term_gradebook import course_term, write_due_dates
 from autograder.grading.pipeline.autograde import in_flight
-from autograder.grading.pipeline.autograde.dask_cluster import (
+from autograder.grading.pipeline.autograde.cluster.dask_cluster import (
     grading_client,
     run_on_cluster,
     threads_per_job,
 )
-from autograder.grading.pipeline.autograde.hand_in_time import vetted
-from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
-from autograder.grading.pipeline.autograde.job_spec import JobSpec
+from autograder.grading.pipeline.autograde.intake.hand_in_time import vetted
+from autograder.grading.pipeline.autograde.intake.notebook_check import (
+    InvalidNotebook,
+    KnownNotebook,
+    checked_submission,
+    known_notebooks,
+)
+from autograder.grading.pipeline.autograde.job.gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.job.sandbox import (
+    SandboxOptions,
+    choose_sandbox,
+    sandbox_description,
+)
+from autograder.grading.pipeline.autograde.job.spec import JobSpec
 from autograder.grading.pipeline.autograde.jobs import (
     Job,
     JobResult,
@@ -39,26 +51,12 @@ from autograder.grading.pipeline.autograde.jobs import (
 )
 from autograder.grading.pipeline.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
 from autograder.grading.pipeline.autograde.merge import finish_job
-from autograder.grading.pipeline.autograde.notebook_check import (
-    InvalidNotebook,
-    KnownNotebook,
-    checked_submission,
-    known_notebooks,
-)
-from autograder.grading.pipeline.autograde.orphans import sweeping
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.autograde.plan import (
     Lateness,
     late_inputs,
     plan,
     refused_record,
     skipped_record,
-)
-from autograder.grading.pipeline.autograde.sandbox import (
-    AUTOGRAD_PACKAGES,
-    SandboxOptions,
-    choose_sandbox,
-    sandbox_description,
 )
 from autograder.grading.pipeline.autograde.status_line import Progress
 
@@ -206,12 +204,8 @@ def autograde_assignments(
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = owned_temp_folder("autograde-run-")
     try:
-        # Connected first: an unreachable scheduler stops the run before any write. The
-        # orphan sweep is a local cluster's only: its processes are this one's children.
-        with (
-            grading_client(workers, settings.scheduler) as grading,
-            sweeping(grading.local_tag) if local else contextlib.nullcontext() as sweeper,
-        ):
+        # Connected first: an unreachable scheduler stops the run before any write.
+        with grading_client(workers, settings.scheduler) as grading:
             # Said once connected: an unreachable scheduler's error stays the only line.
             if settings.progress and sandbox_options is not None:
                 print(f"sandbox: {sandbox_description()}", file=sys.stderr)
@@ -224,7 +218,7 @@ def autograde_assignments(
                 threads=threads_per_job(workers, local),
                 sandbox_options=sandbox_options,
                 sandbox_label=sandbox_label,
-                sweep=sweeper.sweep if sweeper is not None else lambda: None,
+                sweep=grading.sweep,
             )
             for assignment, to_grade, run in plans:
                 if to_grade:

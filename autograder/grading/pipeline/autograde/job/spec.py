@@ -5,8 +5,12 @@ into the course's folders."""
 import datetime as dt
 from dataclasses import dataclass, field
 
-from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
+from autograder.grading.pipeline.autograde.job.sandbox import SandboxOptions
 from autograder.grading.pipeline.integrity.runtime_record import RuntimeRecord
+
+# The environment variable that carries a job's token to its kernel and everything the
+# kernel starts: the job's processes are found again by it.
+JOB_TOKEN_ENV = "AUTOGRADER_JOB"
 
 
 @dataclass(frozen=True)

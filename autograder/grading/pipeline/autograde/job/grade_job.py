@@ -19,16 +19,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.checks.seed import SEED_ENV
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.nbgrader_workspace import captured_log
-from autograder.grading.pipeline.autograde.classify import classify_failure, classify_graded
-from autograder.grading.pipeline.autograde.job_folder_files import (
+from autograder.grading.course.owned_temp import owned_temp_folder
+from autograder.grading.pipeline.autograde.job.classify import classify_failure, classify_graded
+from autograder.grading.pipeline.autograde.job.folder_files import (
     read_files,
     remove_odd_entries,
     set_file_modes,
 )
-from autograder.grading.pipeline.autograde.job_gradebook import quiet_gradebook, read_grade_rows
-from autograder.grading.pipeline.autograde.job_spec import JobOutcome, JobSpec
-from autograder.grading.pipeline.autograde.kernel_launch import (
+from autograder.grading.pipeline.autograde.job.gradebook import quiet_gradebook, read_grade_rows
+from autograder.grading.pipeline.autograde.job.kernel_launch import (
     AUDIT_HOOK_ENV,
     AUDIT_HOOK_FILE,
     NO_IMPORT_ENV,
@@ -36,9 +37,8 @@ from autograder.grading.pipeline.autograde.kernel_launch import (
     SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
-from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
-from autograder.grading.pipeline.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
+from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox
+from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV, JobOutcome, JobSpec
 from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME, read_record
 from autograder.kernel.runtime_audit import RECORD_ENV
 

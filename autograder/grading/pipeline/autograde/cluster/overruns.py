@@ -19,9 +19,9 @@ from pathlib import Path
 
 import psutil
 
-from autograder.grading.pipeline.autograde.dask_worker import running_file
+from autograder.grading.pipeline.autograde.cluster.dask_worker import running_file
+from autograder.grading.pipeline.autograde.cluster.processes import kill_job_processes
 from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
-from autograder.grading.pipeline.autograde.processes import kill_job_processes
 
 GRACE = 30.0  # seconds past the limit: the worker's own timer has had its chance by then
 POLL = 1.0

@@ -17,16 +17,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grading.course.course_root import AutogradeError
-from autograder.grading.pipeline.autograde.dask_worker import (
+from autograder.grading.pipeline.autograde.cluster.dask_worker import (
     PLUGIN_NAME,
     GradingWorkerSetup,
     grade_payload,
 )
-from autograder.grading.pipeline.autograde.job_spec import JobSpec
+from autograder.grading.pipeline.autograde.cluster.local_cluster import KEPT
+from autograder.grading.pipeline.autograde.cluster.orphans import sweeping
+from autograder.grading.pipeline.autograde.cluster.overruns import Overruns
+from autograder.grading.pipeline.autograde.cluster.processes import kill_run_processes
+from autograder.grading.pipeline.autograde.job.spec import JobSpec
 from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
-from autograder.grading.pipeline.autograde.local_cluster import KEPT
-from autograder.grading.pipeline.autograde.overruns import Overruns
-from autograder.grading.pipeline.autograde.processes import kill_run_processes
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach an existing scheduler before giving up
 # Tasks in flight per worker thread: enough to keep every worker busy while results come
@@ -40,20 +41,24 @@ class SchedulerUnreachable(AutogradeError):
 
 @dataclass(frozen=True)
 class GradingCluster:
-    """A Dask client to grade with, and the marker its processes carry when the cluster is
-    local (its processes are then this one's children; None for an existing cluster)."""
+    """A Dask client to grade with, the marker its processes carry when the cluster is
+    local (its processes are then this one's children; None for an existing cluster), and
+    the sweep of this process's orphans to call after each job (nothing to sweep for an
+    existing cluster)."""
 
     client: object
     local_tag: str | None
+    sweep: Callable[[], object] = lambda: 0
 
 
 @contextlib.contextmanager
 def grading_client(workers: int, scheduler: str | None = None) -> Iterator[GradingCluster]:
     """This process's local cluster of ``workers`` processes (kept for the next run:
-    ``local_cluster``), or the existing cluster at ``scheduler``; its workers prepared."""
+    ``local_cluster``; this process sweeps its orphans meanwhile: ``orphans``), or the
+    existing cluster at ``scheduler``; its workers prepared."""
     if not scheduler:
-        with KEPT.lend(workers) as local:
-            yield GradingCluster(local.client, local.tag)
+        with KEPT.lend(workers) as local, sweeping(local.tag) as sweeper:
+            yield GradingCluster(local.client, local.tag, sweeper.sweep)
         return
     client = connect(scheduler)
     try:

@@ -25,7 +25,7 @@ from sqlalchemy.exc import SAWarning
 from sqlalchemy.pool import NullPool
 
 from autograder.grading.course.course_root import AutogradeError, Course
-from autograder.grading.pipeline.autograde.job_spec import GradeRows
+from autograder.grading.pipeline.autograde.job.spec import GradeRows
 
 # The tables that hold a student's data; every other table of nbgrader's schema holds what
 # generate_assignment wrote (assignments, notebooks, cells, the course), shared by all jobs.

@@ -41,9 +41,6 @@ from autograder.grading.course.course_root import AutogradeError
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
 SANDBOXED = "bubblewrap"
-# Autograd libraries: never in the student's kernel with trusted verdicts (the sandbox does
-# not mount those installed; unsandboxed, the kernel's launcher refuses their import).
-AUTOGRAD_PACKAGES = ("torch", "functorch", "jax", "autograd", "mygrad", "tensorflow")
 DEFAULT_MAX_PROCESSES = 256  # threads count too: torch starts one per core
 PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where mounted
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")

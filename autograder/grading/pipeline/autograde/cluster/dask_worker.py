@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 from distributed import WorkerPlugin
 
-from autograder.grading.pipeline.autograde.job_spec import JobOutcome, JobSpec
+from autograder.grading.pipeline.autograde.job.spec import JobOutcome, JobSpec
 
 PLUGIN_NAME = "autograder-grading-worker"
 _ONE_JOB_AT_A_TIME = threading.Lock()
@@ -49,8 +49,8 @@ def prepare_process() -> None:
     import nbgrader.converters  # noqa: F401
 
     from autograder.grading.course.nbgrader_workspace import grading_environment
-    from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
-    from autograder.grading.pipeline.autograde.processes import set_subreaper
+    from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV
+    from autograder.grading.pipeline.autograde.cluster.processes import set_subreaper
 
     # Exactly the grading environment: no PG* variables (a kernel must not find the course
     # database), and not the local cluster's marker (the grader's sweep keeps what has it).
@@ -121,8 +121,11 @@ def grade_with_time_limit(
     worker itself survives and takes the next job. Whatever the job left running (a process
     the student's code started, detached or not) is killed at the end too.
     """
-    from autograder.grading.pipeline.autograde.grade_job import grade_job
-    from autograder.grading.pipeline.autograde.processes import kill_descendants, kill_job_processes
+    from autograder.grading.pipeline.autograde.cluster.processes import (
+        kill_descendants,
+        kill_job_processes,
+    )
+    from autograder.grading.pipeline.autograde.job.grade_job import grade_job
     from autograder.grading.pipeline.verdicts.forked_kernels import warm_pids
 
     expired = threading.Event()
