@@ -37,7 +37,7 @@ from autograder.grading.pipeline.autograde import (
     snapshot_gradebook,
 )
 from autograder.grading.pipeline.autograde.job.gradebook import job_gradebook_bytes, read_grade_rows
-from autograder.grading.pipeline.autograde.jobs import Job
+from autograder.grading.pipeline.autograde.job.spec import Job
 from autograder.grading.pipeline.autograde.merge import copy_auto_grades
 
 pytestmark = pytest.mark.slow
@@ -384,7 +384,7 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
 
 def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
     from autograder.grading.pipeline.autograde.cluster.dask_cluster import after_retry
-    from autograder.grading.pipeline.autograde.jobs import JobResult
+    from autograder.grading.pipeline.autograde.job.spec import JobResult
 
     job = Job("ada", RECIPE, 1, str(tmp_path), None, None, None)
     died = JobResult(job, "kernel-died", "the kernel died", 3.0, None, {}, "first output")

@@ -16,10 +16,9 @@ from autograder.grading.pipeline.autograde.intake.hand_in_time import (
     TIMESTAMP,
     read_timestamp,
 )
-from autograder.grading.pipeline.autograde.job.grade_job import write_files
+from autograder.grading.pipeline.autograde.job.folder_files import write_files
 from autograder.grading.pipeline.autograde.job.gradebook import quiet_gradebook
-from autograder.grading.pipeline.autograde.job.spec import GradeRows
-from autograder.grading.pipeline.autograde.jobs import JobResult
+from autograder.grading.pipeline.autograde.job.spec import GradeRows, JobResult
 from autograder.grading.pipeline.autograde.log import GradingRecord
 from autograder.grading.pipeline.integrity.flags import Flag
 from autograder.grading.pipeline.integrity.record import record_runtime_flags

@@ -40,15 +40,8 @@ from autograder.grading.pipeline.autograde.job.sandbox import (
     choose_sandbox,
     sandbox_description,
 )
-from autograder.grading.pipeline.autograde.job.spec import JobSpec
-from autograder.grading.pipeline.autograde.jobs import (
-    Job,
-    JobResult,
-    RunFiles,
-    build_spec,
-    config_as_dict,
-    failed,
-)
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, JobSpec, failed
+from autograder.grading.pipeline.autograde.jobs import RunFiles, build_spec, config_as_dict
 from autograder.grading.pipeline.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
 from autograder.grading.pipeline.autograde.merge import finish_job
 from autograder.grading.pipeline.autograde.plan import (

@@ -26,8 +26,8 @@ from autograder.grading.pipeline.autograde.cluster.local_cluster import KEPT
 from autograder.grading.pipeline.autograde.cluster.orphans import sweeping
 from autograder.grading.pipeline.autograde.cluster.overruns import Overruns
 from autograder.grading.pipeline.autograde.cluster.processes import kill_run_processes
-from autograder.grading.pipeline.autograde.job.spec import JobSpec
-from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
+from autograder.grading.pipeline.autograde.job.folder import salvaged_record
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, JobSpec, failed
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach an existing scheduler before giving up
 # Tasks in flight per worker thread: enough to keep every worker busy while results come

@@ -21,7 +21,8 @@ import psutil
 
 from autograder.grading.pipeline.autograde.cluster.dask_worker import running_file
 from autograder.grading.pipeline.autograde.cluster.processes import kill_job_processes
-from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
+from autograder.grading.pipeline.autograde.job.folder import salvaged_record
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, failed
 
 GRACE = 30.0  # seconds past the limit: the worker's own timer has had its chance by then
 POLL = 1.0

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from autograder.grading.course import system_tools
 from autograder.grading.course.course_root import AutogradeError
+from autograder.grading.pipeline.autograde.job.folder import KERNEL_RUNTIME
 
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
@@ -366,7 +367,7 @@ class JobSandbox:
 
         self.bwrap = (find_bwrap() or ("bwrap", ""))[0]
         self.work = work.resolve()  # nbgrader makes it (anew) before starting the kernel
-        self.runtime = (root / "kernel-runtime").resolve()  # connection file and sockets
+        self.runtime = (root / KERNEL_RUNTIME).resolve()  # connection file and sockets
         self.runtime.mkdir(parents=True, exist_ok=True)
         self.cgroup = create_pids_cgroup(options.max_processes)
         self.max_processes = options.max_processes
