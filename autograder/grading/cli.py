@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from autograder.grading.course.grading_status import Status
 from autograder.grading.course.nbgrader_workspace import NbgraderError
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 from autograder.grading.course.term import TERM_FILE
@@ -256,7 +257,6 @@ def _autograde(args: argparse.Namespace) -> int:
 
 def _autograde_course(course, args: argparse.Namespace) -> int:
     from autograder.grading.pipeline.autograde import AutogradeError, autograde, collect_zip
-    from autograder.grading.pipeline.autograde.log import BAD_ID
 
     try:
         if args.zip:
@@ -286,11 +286,11 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
     print(f"{args.assignment}: {summary or 'nothing to grade'} in {run.wall_seconds:.0f} s")
     for record in run.failures:
         print(f"  {record.student}: {record.status}: {record.message}")
-    for record in run.with_status("graded"):
+    for record in run.with_status(Status.GRADED):
         if record.message:  # a note on the hand-in (its timestamp), not a failure
             print(f"  {record.student}: note: {record.message}")
-    errored = run.with_status("error")
-    attempted = [r for r in run.records if r.status != "skipped"]
+    errored = run.with_status(Status.ERROR)
+    attempted = [r for r in run.records if r.status != Status.SKIPPED]
     if errored and len(errored) == len(attempted):
         # Nothing was graded: a fault of the grading itself (worker, gradebook), not of
         # the students' code; no scan of notebooks that were not graded.
@@ -301,7 +301,7 @@ def _autograde_course(course, args: argparse.Namespace) -> int:
         )
         return 1
     _scan(course, args.assignment, args.zero_flagged)
-    odd = run.with_status(BAD_ID)
+    odd = run.with_status(Status.BAD_ID)
     if odd:
         print(
             f"error: {len(odd)} hand-in(s) not graded, their folder names are not ids nbgrader "

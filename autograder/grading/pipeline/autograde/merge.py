@@ -9,6 +9,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from autograder.grading.course.course_root import Course
+from autograder.grading.course.grading_status import Status
 from autograder.grading.course.json_records import utc_now
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.pipeline.autograde.intake.hand_in_time import (
@@ -141,7 +142,7 @@ def finish_job(course: Course, result: JobResult) -> GradingRecord:
         flags = job_runtime_flags(course, result)
         record_runtime_flags(course.root, job.assignment, job.student, flags)
     except Exception as error:  # one broken job must not stop the run
-        status, message = "error", f"could not record the grades: {error!r}"
+        status, message = Status.ERROR, f"could not record the grades: {error!r}"
     return GradingRecord(
         student=job.student,
         assignment=job.assignment,

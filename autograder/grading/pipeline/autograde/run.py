@@ -18,6 +18,7 @@ from autograder.grading.course.course_root import (
     as_course,
     check_gradable,
 )
+from autograder.grading.course.grading_status import Status
 from autograder.grading.course.owned_temp import owned_temp_folder
 from autograder.grading.course.term import TermError
 from autograder.grading.course.term_gradebook import course_term, write_due_dates
@@ -42,7 +43,7 @@ from autograder.grading.pipeline.autograde.job.sandbox import (
 )
 from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, JobSpec, failed
 from autograder.grading.pipeline.autograde.jobs import RunFiles, build_spec, config_as_dict
-from autograder.grading.pipeline.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
+from autograder.grading.pipeline.autograde.log import GradingRun, append_log
 from autograder.grading.pipeline.autograde.merge import finish_job
 from autograder.grading.pipeline.autograde.plan import (
     Lateness,
@@ -317,7 +318,7 @@ def grade_assignment(
     for job in jobs:
         if job.student in invalid:  # nothing runs: no sandbox to name
             reason = invalid[job.student]
-            record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
+            record(failed(job, Status.INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
     jobs = [job for job in jobs if job.student not in invalid]
     grade_after_deaths(course, jobs, settings.students is None, record, grade)
 
@@ -352,7 +353,7 @@ def grade_after_deaths(
         job for job in jobs if give_up and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
     ]
     for job in given_up:
-        record(failed(job, "error", GAVE_UP, 0.0))
+        record(failed(job, Status.ERROR, GAVE_UP, 0.0))
     suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
     others = [j for j in jobs if j not in given_up and not died_on[j.student]]
     try:

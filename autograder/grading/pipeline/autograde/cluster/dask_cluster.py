@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grading.course.course_root import AutogradeError
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.autograde.cluster.dask_worker import (
     PLUGIN_NAME,
     GradingWorkerSetup,
@@ -119,7 +120,7 @@ def run_on_cluster(
             try:
                 payload = pickle.dumps(describe(job), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception as error:  # unreadable files: this student only
-                record(failed(job, "error", repr(error), 0.0))
+                record(failed(job, Status.ERROR, repr(error), 0.0))
                 recorded.add((job.student, job.assignment))
                 continue
             future = client.submit(
@@ -144,7 +145,7 @@ def run_on_cluster(
             overrun = overruns.result(job) if overruns is not None else None
             result = overrun or result_of(future, job, Path(scratch) if scratch else None)
             future.release()
-            if result.status == "kernel-died" and job.token not in first_deaths:
+            if result.status == Status.KERNEL_DIED and job.token not in first_deaths:
                 if not result.message.startswith(KILLED_WORKER):
                     # A kernel can die of something passing (the machine, not the
                     # student's code): grade once more before giving every cell 0.
@@ -181,8 +182,8 @@ def result_of(future: object, job: Job, scratch: Path | None = None) -> JobResul
         if isinstance(error, KilledWorker):
             message = f"{KILLED_WORKER} ({error.allowed_failures + 1}); no cell was graded"
             record = salvaged_record(scratch, job.student)
-            return failed(job, "kernel-died", message, 0.0, str(error), record)
-        return failed(job, "error", f"the grading task failed: {error!r}", 0.0)
+            return failed(job, Status.KERNEL_DIED, message, 0.0, str(error), record)
+        return failed(job, Status.ERROR, f"the grading task failed: {error!r}", 0.0)
     outcome = pickle.loads(future.result())
     return JobResult(
         job,
@@ -200,7 +201,7 @@ def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
     """A job's result, saying so when it is a second attempt after the kernel died."""
     if first is None:
         return result
-    if result.status == "kernel-died":
+    if result.status == Status.KERNEL_DIED:
         message = result.message + " (twice: it was graded a second time and died again)"
     else:
         message = "; ".join(m for m in (RETRIED, result.message) if m)

@@ -22,6 +22,7 @@ from pathlib import Path
 import psutil
 from distributed import WorkerPlugin
 
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.autograde.job.spec import JobOutcome, JobSpec
 
 PLUGIN_NAME = "autograder-grading-worker"
@@ -146,7 +147,7 @@ def grade_with_time_limit(
     except Exception:  # a fault of this program, not the student's: report it, go on
         text = traceback.format_exc()
         message = f"the grading worker failed: {text.strip().splitlines()[-1]}"
-        outcome = JobOutcome("error", message, time.perf_counter() - started, None, {}, text)
+        outcome = JobOutcome(Status.ERROR, message, time.perf_counter() - started, None, {}, text)
     finally:
         if timer is not None:
             timer.cancel()
@@ -157,5 +158,7 @@ def grade_with_time_limit(
     if expired.is_set():
         message = f"killed after the submission time limit of {time_limit:g} s"
         seconds = time.perf_counter() - started
-        return JobOutcome("timeout", message, seconds, None, {}, outcome.output, outcome.runtime)
+        return JobOutcome(
+            Status.TIMEOUT, message, seconds, None, {}, outcome.output, outcome.runtime
+        )
     return outcome

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.autograde.cluster.dask_worker import running_file
 from autograder.grading.pipeline.autograde.cluster.processes import kill_job_processes
 from autograder.grading.pipeline.autograde.job.folder import salvaged_record
@@ -86,7 +87,7 @@ class Overruns:
             "(its worker had stopped answering; the worker was killed)"
         )
         record = salvaged_record(self.scratch, job.student)
-        return failed(job, "timeout", message, self.killed[job.token], runtime=record)
+        return failed(job, Status.TIMEOUT, message, self.killed[job.token], runtime=record)
 
 
 def is_live_child(pid: int) -> bool:

@@ -6,6 +6,7 @@ into the course's folders; and, on the grading process's side, the job as the ru
 import datetime as dt
 from dataclasses import dataclass, field
 
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.autograde.job.sandbox import SandboxOptions
 from autograder.grading.pipeline.integrity.runtime_record import RuntimeRecord
 
@@ -51,7 +52,7 @@ class JobSpec:
 class JobOutcome:
     """What came of a job: status, grades, the autograded files and nbgrader's output."""
 
-    status: str  # one of log.STATUSES
+    status: Status
     message: str
     seconds: float
     grades: GradeRows | None  # None: nbgrader saved no grades
@@ -80,7 +81,7 @@ class JobResult:
     """How a job ended: status, the grades and autograded files if any, and its output."""
 
     job: Job
-    status: str
+    status: Status
     message: str
     seconds: float
     grades: GradeRows | None  # None: nbgrader saved no grades
@@ -95,7 +96,7 @@ class JobResult:
 
 def failed(
     job: Job,
-    status: str,
+    status: Status,
     message: str,
     seconds: float,
     output: str = "",
