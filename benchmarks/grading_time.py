@@ -47,17 +47,16 @@ def time_demo_autograde(workspace: Path, sample: int | None = None) -> list[Grad
     """
     from autograder.grading.assurance.cohort import write_cohort
     from autograder.grading.authoring.release import generate_release
-    from autograder.grading.course.course_root import load_course
 
     ids = assignments()
     rows = []
     started = time.perf_counter()
-    release_dir = generate_release(workspace, ids)
+    course = generate_release(workspace, ids)
     released = time.perf_counter() - started
     rows.append(GradingRow("generate_assignment (release)", len(ids), released))
     started = time.perf_counter()
-    submitted = load_course(workspace).submitted
-    cohort = write_cohort(submitted, SOLUTIONS_DIR, release_dir)
+    submitted = course.submitted
+    cohort = write_cohort(submitted, SOLUTIONS_DIR, course.release)
     graded = cohort if sample is None else cohort[:sample]
     for student in cohort[len(graded) :]:
         shutil.rmtree(submitted / student)

@@ -27,7 +27,7 @@ from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde, load_course
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, load_course
 from autograder.grading.pipeline.autograde.cluster.local_cluster import close_kept_cluster
 from benchmarks.dask_processes import dask_processes
 
@@ -56,13 +56,13 @@ class ModeRow:
 
 def build_template(root: Path, submissions: int) -> tuple[Path, list[str]]:
     """Release 00-recipe in a fresh workspace and hand in ``submissions`` notebooks."""
-    release = generate_release(root, [ASSIGNMENT])
-    notebooks = {k: build_submission(k, ASSIGNMENT, SOLUTIONS_DIR, release) for k in KINDS}
+    course = generate_release(root, [ASSIGNMENT])
+    notebooks = {k: build_submission(k, ASSIGNMENT, SOLUTIONS_DIR, course.release) for k in KINDS}
     students = []
     for index in range(submissions):
         kind = KINDS[index % len(KINDS)]
         student = f"s{index:03d}-{kind}"
-        target = notebook_path(load_course(root).submitted / student, ASSIGNMENT)
+        target = notebook_path(course.submitted / student, ASSIGNMENT)
         target.parent.mkdir(parents=True)
         nbformat.write(notebooks[kind], target)
         students.append(student)
@@ -132,7 +132,7 @@ def run_parallel_benchmark(
         # grades on it as kept (as every later notebook or batch of a grading process does).
         for cluster in ("started", "kept"):
             root = copy_workspace(template, workspace / f"workers-{count}-{cluster}")
-            run = autograde(root, ASSIGNMENT, workers=count, progress=False)
+            run = autograde(root, [ASSIGNMENT], GradingSettings(workers=count, progress=False))[0]
             mode = f"autograde(workers={count}), cluster {cluster}"
             timings.append((mode, run.wall_seconds, grades(root, students)))
             loads.append(os.getloadavg()[0])
@@ -140,7 +140,9 @@ def run_parallel_benchmark(
     if cluster_workers:
         root = copy_workspace(template, workspace / "dask-processes")
         with dask_processes(cluster_workers) as address:
-            run = autograde(root, ASSIGNMENT, scheduler=address, progress=False)
+            run = autograde(root, [ASSIGNMENT], GradingSettings(scheduler=address, progress=False))[
+                0
+            ]
         mode = f"dask scheduler + {cluster_workers} dask worker processes (127.0.0.1)"
         timings.append((mode, run.wall_seconds, grades(root, students)))
         loads.append(os.getloadavg()[0])

@@ -2,6 +2,7 @@
 
 import json
 import os
+import resource
 
 from postgres_server import postgres_server  # noqa: F401  (the PostgreSQL test server)
 from untested_summary import pytest_unconfigure  # noqa: F401  (the closing lines)
@@ -52,20 +53,31 @@ def pytest_collection_modifyitems(items):
 TIMELINE_ENV = "AUTOGRADER_TEST_TIMELINE"  # a file: each test phase's worker, start and stop
 
 
+def cpu_seconds() -> float:
+    """CPU time of this test process and of its children that have ended (kernels, workers,
+    nbgrader runs): on a busy machine a file's cost shows here, not in its wall time."""
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def pytest_runtest_logreport(report):
     """With AUTOGRADER_TEST_TIMELINE set, add each phase of each test to that file (one JSON
-    line: worker, test, phase, start, stop), to see how busy the test processes kept the
-    machine over a run (`python -m tests.timeline FILE`)."""
+    line: worker, pid, test, phase, start, stop, cpu), to see how busy the test processes kept the
+    machine over a run and what each file cost (`python -m tests.timeline FILE`)."""
     path = os.environ.get(TIMELINE_ENV)
     # pytest-xdist's controller hears every worker's reports again (they carry ``node``).
     if not path or not hasattr(report, "start") or hasattr(report, "node"):
         return
     line = {
         "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "pid": os.getpid(),
         "test": report.nodeid,
         "phase": report.when,
         "start": report.start,
         "stop": report.stop,
+        "cpu": cpu_seconds(),
     }
     with open(path, "a", encoding="utf-8") as timeline:
         timeline.write(json.dumps(line) + "\n")

@@ -61,6 +61,63 @@ def test_each_grading_subcommand_has_help(command, capsys):
     assert f"usage: autograd-course {command}" in out and "--root" in out
 
 
+def test_every_grading_setting_has_a_flag_or_a_reason_for_none():
+    """A GradingSettings field is one flag of autograde (FLAGS) or Python-only, never both."""
+    from autograder.grading.cli.grading_flags import FLAGS, PYTHON_ONLY, unflagged
+
+    assert unflagged() == []
+    assert not set(FLAGS) & set(PYTHON_ONLY)
+
+
+def test_a_setting_planted_without_a_flag_is_named():
+    import dataclasses
+
+    from autograder.grading.cli.grading_flags import unflagged
+    from autograder.grading.pipeline.grading_settings import GradingSettings
+
+    planted = dataclasses.make_dataclass(
+        "Planted",
+        [("new_option", int, dataclasses.field(default=0))],
+        bases=(GradingSettings,),
+        frozen=True,
+    )
+    assert unflagged(planted) == ["new_option"]
+
+
+def autograde_settings(*flags: str):
+    """The GradingSettings ``autograd-course autograde 00-recipe FLAGS`` grades with."""
+    from autograder.grading.cli import build_parser
+    from autograder.grading.cli.grading_flags import grading_settings
+
+    return grading_settings(build_parser().parse_args(["autograde", "00-recipe", *flags]))
+
+
+def test_autograde_without_flags_grades_with_the_settings_defaults():
+    from autograder.grading.pipeline.grading_settings import GradingSettings
+
+    assert autograde_settings() == GradingSettings()
+
+
+def test_autograde_flags_set_their_settings():
+    settings = autograde_settings(
+        "--workers", "3", "--no-sandbox", "--student", "alice", "bob", "--memory-limit", "0",
+        "--submission-timeout", "60", "--verdicts", "kernel", "--cell-timeout", "5", "--force",
+        "--scheduler", "tcp://host:8786",
+    )  # fmt: skip
+    assert (settings.workers, settings.sandbox, settings.students) == (3, False, ["alice", "bob"])
+    assert (settings.memory_limit_mb, settings.submission_timeout) == (None, 60.0)
+    assert (settings.verdicts, settings.cell_timeout, settings.force) == ("kernel", 5, True)
+    assert settings.scheduler == "tcp://host:8786"
+
+
+def test_autograde_help_shows_the_settings_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["autograde", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(0: none; default 4096)" in out and "(0: none; default 1800)" in out
+    assert "examples: autograd-course autograde" in out
+
+
 def fake_course(root, assignments=("00-recipe",)):
     """The least a folder needs to be taken for a course: a config and source folders."""
     root.mkdir(parents=True, exist_ok=True)
@@ -161,15 +218,15 @@ def test_report_reads_the_gradebook_and_folders_the_config_names(tmp_path, capsy
 # A command stuck where a run would wait (here: while reading its arguments).
 STUCK_COMMAND = """
 import sys, time
-import autograder.grading.cli as cli
+from autograder.grading.cli import main
 
 def wait_forever():
     print("waiting", flush=True)
     time.sleep(60)
 
-cli.build_parser = wait_forever
+sys.modules[main.__module__].build_parser = wait_forever  # the dispatcher's own
 sys.argv = ["autograd-course", "autograde", "00-recipe"]
-cli.main()
+main()
 """
 
 

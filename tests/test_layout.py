@@ -9,16 +9,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "autograder"
-# Modules a student's kernel imports: the checks, the engine and the old import paths that
-# committed notebooks and existing gradebooks still name.
+# Modules a student's kernel imports or runs: the package's names, the checks, the kernel's
+# side of grading (its launchers too) and the engine.
 KERNEL_SIDE = [
     *sorted((PACKAGE / "checks").glob("*.py")),
     *sorted((PACKAGE / "kernel").glob("*.py")),
     *sorted((PACKAGE / "engine").glob("*.py")),
     PACKAGE / "__init__.py",
-    PACKAGE / "grading_seed.py",
-    PACKAGE / "progress.py",
-    PACKAGE / "graphs.py",
 ]
 
 
@@ -72,9 +69,6 @@ def test_importing_what_notebooks_import_loads_nothing_from_grading():
         "from autograder import check_array, check_flags, check_parity, check_raises_like\n"
         "from autograder import hidden_rng, show_progress, side_by_side, check_graph_like\n"
         "from autograder import Exercises, reference_methods, in_student_kernel\n"
-        "from autograder.grading_seed import hidden_rng\n"
-        "from autograder.progress import show_progress\n"
-        "from autograder.graphs import check_graph_like, draw_graphs\n"
         "import autograder.engine.tensor, autograder.engine.capstone\n"
         "print(sorted(m for m in sys.modules if m.split('.')[:2] == ['autograder', 'grading']))\n"
     )
@@ -118,7 +112,7 @@ def test_every_notebook_helper_is_named_by_the_package():
 
 def test_notebooks_import_everything_from_one_path():
     """Every import of the course's notebooks is ``from autograder import ...`` (or of a
-    third-party library): the old paths stay for existing gradebooks only."""
+    third-party library)."""
     import json
 
     from autograder.grading.course.repo_paths import SOLUTIONS_DIR
@@ -136,43 +130,80 @@ def test_notebooks_import_everything_from_one_path():
     }, sorted(found)
 
 
-def test_old_import_paths_name_the_same_objects():
-    """Do the re-export modules hand out the moved objects themselves, not copies?"""
-    import autograder.checks.graph_drawing
-    import autograder.checks.progress
-    import autograder.checks.seed
-    import autograder.feedback
-    import autograder.grading.pipeline.preprocessors
-    import autograder.grading_seed
-    import autograder.graphs
-    import autograder.progress
+def reexport_only(tree: ast.Module) -> bool:
+    """Whether a module's body, after its docstring, is nothing but imports and ``__all__``."""
+    body = tree.body[1:] if ast.get_docstring(tree, clean=False) is not None else tree.body
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else targets
+        if not targets or any(getattr(t, "id", None) != "__all__" for t in targets):
+            return False
+    return True
 
-    assert autograder.grading_seed.hidden_rng is autograder.checks.seed.hidden_rng
-    assert autograder.progress.show_progress is autograder.checks.progress.show_progress
-    assert autograder.graphs.draw_graphs is autograder.checks.graph_drawing.draw_graphs
-    assert (
-        autograder.feedback.HideHiddenTestTracebacks
-        is autograder.grading.pipeline.preprocessors.HideHiddenTestTracebacks
-    )
-    # existing courses' nbgrader_config.py name the grading wing's rooms as they were
-    import autograder.grading.feedback_exporter
-    import autograder.grading.i18n.feedback
-    import autograder.grading.preprocessors.clear_hidden_tests
-    import autograder.grading.preprocessors.hide_tracebacks
-    from autograder.grading.authoring.i18n import feedback
-    from autograder.grading.pipeline import feedback_exporter, preprocessors
 
-    old = autograder.grading.preprocessors
-    assert old.clear_hidden_tests.ClearHiddenTestsInTestCells is (
-        preprocessors.ClearHiddenTestsInTestCells
+def imports_from_own_package(tree: ast.Module, package: str) -> bool:
+    """Whether any import of ``tree`` (an ``__init__.py`` of ``package``) names a module of
+    that package: a relative import, or an absolute one under ``package.``."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (
+            node.level > 0 or (node.module or "").startswith(package + ".")
+        ):
+            return True
+        if isinstance(node, ast.Import) and any(
+            alias.name.startswith(package + ".") for alias in node.names
+        ):
+            return True
+    return False
+
+
+def shims(root: Path) -> list[str]:
+    """The modules under ``root`` (a package folder) that only stand in for others.
+
+    A module other than ``__init__.py`` whose body, after its docstring, is nothing but
+    imports and ``__all__`` is a shim: its names live elsewhere, import them from there.
+    An ``__init__.py`` may re-export, since that is a package's public surface, but only
+    names of its own package: one that imports something and nothing from its own modules
+    stands in for another package. An ``__init__.py`` with a docstring alone is a package
+    described, not a shim.
+    """
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        if not reexport_only(tree):
+            continue
+        relative = path.relative_to(root.parent)
+        if path.name == "__init__.py":
+            package = ".".join(relative.parent.parts)
+            imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+            if not imports or imports_from_own_package(tree, package):
+                continue
+        found.append(str(relative))
+    return found
+
+
+def test_no_module_only_re_exports_another():
+    """Is every name imported from where it is defined (no shim, no old import path)?"""
+    assert shims(PACKAGE) == []
+
+
+def test_the_shim_search_sees_planted_shims(tmp_path):
+    package = tmp_path / "autograder"
+    (package / "wing").mkdir(parents=True)
+    (package / "old").mkdir()
+    (package / "__init__.py").write_text('"""The package."""\n')
+    (package / "wing" / "__init__.py").write_text(
+        '"""A wing."""\n\nfrom autograder.wing.part import thing\n\n__all__ = ["thing"]\n'
     )
-    assert old.hide_tracebacks.HideHiddenTestTracebacks is preprocessors.HideHiddenTestTracebacks
-    assert autograder.grading.feedback_exporter.FeedbackExporter is (
-        feedback_exporter.FeedbackExporter
+    (package / "wing" / "part.py").write_text('"""A part."""\n\nthing = 1\n')
+    (package / "moved.py").write_text(
+        '"""Old path."""\n\nfrom autograder.wing.part import thing\n\n__all__ = ["thing"]\n'
     )
-    assert autograder.grading.i18n.feedback.LocalizedFeedbackExporter is (
-        feedback.LocalizedFeedbackExporter
+    (package / "old" / "__init__.py").write_text(
+        '"""Old package."""\n\nfrom autograder.wing import thing\n'
     )
+    assert shims(package) == ["autograder/moved.py", "autograder/old/__init__.py"]
 
 
 def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
@@ -187,11 +218,7 @@ def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
     shown = {entry.name for entry in PACKAGE.iterdir() if entry not in hidden}
     assert shown == set(KERNEL_WINGS)
     assert "grading" not in shown and "engine" not in shown
-    assert {p.name for p in PACKAGE.iterdir()} - shown - {"__pycache__"} == {
-        "engine",
-        "feedback.py",
-        "grading",
-    }
+    assert {p.name for p in PACKAGE.iterdir()} - shown - {"__pycache__"} == {"engine", "grading"}
     for path in KERNEL_SIDE:
         top = path.relative_to(PACKAGE).parts[0]
         assert top in shown or top == "engine", f"{path} is loaded by kernels but not mounted"
@@ -201,8 +228,6 @@ def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
 
 # The grading wing's rooms, bottom up: a room imports only rooms below it (or itself).
 ROOMS = ("course", "pipeline", "authoring", "assurance", "cli")
-# Old import paths kept for existing courses' nbgrader_config.py: each names its new home.
-OLD_PATHS = ("feedback_exporter", "preprocessors", "i18n")
 
 
 def room_arrows() -> list[tuple[str, str, str]]:
@@ -220,11 +245,9 @@ def room_arrows() -> list[tuple[str, str, str]]:
 
 
 def arrows_up(arrows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The arrows that point up (or into an old path, or from a module of no room)."""
+    """The arrows that point up (or from or into a module of no room)."""
     bad = []
     for path, source, target in arrows:
-        if source in OLD_PATHS and target in ROOMS:
-            continue
         if source not in ROOMS or target not in ROOMS:
             bad.append((path, source, target))
         elif ROOMS.index(target) > ROOMS.index(source):
@@ -235,7 +258,7 @@ def arrows_up(arrows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
 def test_the_grading_wing_has_its_rooms_and_no_arrow_back_up():
     grading = PACKAGE / "grading"
     entries = {p.name.removesuffix(".py") for p in grading.iterdir() if p.name != "__pycache__"}
-    assert entries == {"__init__", *ROOMS, *OLD_PATHS}
+    assert entries == {"__init__", *ROOMS}
     arrows = room_arrows()
     assert arrows and arrows_up(arrows) == []
 

@@ -32,6 +32,20 @@ def by_file(phases: list[dict]) -> list[tuple[str, str, float, float]]:
     return sorted(((n, w, s, e) for n, (w, s, e) in spans.items()), key=lambda row: row[2])
 
 
+def cpu_by_file(phases: list[dict]) -> dict[str, float]:
+    """CPU seconds each test file cost its test process (its children included): the rise of
+    the process's CPU time from the end of the file before it on that worker to its own end.
+    Phases written without ``cpu`` (older timelines) are left out."""
+    cost: dict[str, float] = {}
+    last: dict[str, float] = {}
+    for p in sorted((p for p in phases if "cpu" in p), key=lambda p: p["stop"]):
+        name = p["test"].split("::")[0]
+        spent = p["cpu"] - last.get(p["worker"], 0.0)
+        cost[name] = cost.get(name, 0.0) + spent
+        last[p["worker"]] = p["cpu"]
+    return cost
+
+
 def main(path: str) -> None:
     phases = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
     begin = min(p["start"] for p in phases)
@@ -44,6 +58,13 @@ def main(path: str) -> None:
         if stop - start > 30:
             span = f"{start - begin:6.0f} {stop - begin:6.0f} {stop - start:6.0f}"
             print(f"  {worker:5} {span}  {name}")
+    cost = cpu_by_file(phases)
+    if cost:
+        total = sum(cost.values())
+        print(f"CPU seconds by file ({total:.0f} s in all; files over 1% of it):")
+        for name, seconds in sorted(cost.items(), key=lambda item: -item[1]):
+            if seconds > total / 100:
+                print(f"  {seconds:7.1f} s ({100 * seconds / total:4.1f}%)  {name}")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def tiny_course(base: Path, names: tuple[str, ...] = (ASSIGNMENT,), points: int 
         path = notebook_path(base / "solutions", name)
         path.parent.mkdir(parents=True)
         nbformat.write(notebook, path)
-    root = create_workspace(base / "course", base / "solutions")
+    root = create_workspace(base / "course", base / "solutions").root
     for name in names:
         run_nbgrader(root, "generate_assignment", name)
     return root

@@ -2,9 +2,10 @@
 ipykernel starts, writing what the notebook's cells did to an append-only file in the job
 folder, one JSON object a line.
 
-The kernel launcher loads this file by its path (``install`` before ``ipykernel``), not as a
-package module, so the kernel imports nothing of the grader: stdlib only here. The grader
-reads the record back (``runtime_record``) and turns it into flags.
+The kernel's launcher (``launch_kernel``) loads this file by its path (``install`` before
+``ipykernel``), not as a package module, so the kernel imports nothing of the grader:
+stdlib only here. The grader reads the record back (``runtime_record``) and turns it into
+flags.
 
 Each event names the cell whose code caused it: the innermost frame whose code was
 compiled from a notebook cell (IPython compiles each cell under a file name of its own,
@@ -26,7 +27,6 @@ import os
 import sys
 import threading
 
-RECORD_ENV = "AUTOGRADER_AUDIT_RECORD"  # where the kernel writes its record (the job folder)
 DETAILS_PER_KEY = 5  # events written in full per (cell, kind); the rest are only counted
 
 PROCESS_EVENTS = frozenset(
@@ -413,11 +413,3 @@ def install(path: str, folder: str | None = None) -> None:
     recorder = Recorder(fd, path, os.path.realpath(folder or os.getcwd()))
     recorder.write({"cell": 0, "kind": "start", "pid": os.getpid()})
     sys.addaudithook(recorder.hook())
-
-
-def install_from_environment() -> None:
-    """``install`` at the path named by ``RECORD_ENV`` (taken out of the environment, so
-    the notebook's processes do not inherit it); nothing when it is not set."""
-    path = os.environ.pop(RECORD_ENV, None)
-    if path:
-        install(path)

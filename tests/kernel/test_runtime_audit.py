@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from tiny_course import hand_in, tiny_course
 
-from autograder.grading.pipeline.autograde import autograde, load_course
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, load_course
 from autograder.grading.pipeline.autograde.job.kernel_launch import AUDIT_HOOK_FILE
 from autograder.grading.pipeline.integrity import read_flags, scan_assignment
 from autograder.grading.pipeline.integrity.runtime_record import read_record
@@ -181,7 +181,7 @@ def audited(tmp_path_factory):
     hand_in(root, "cheat", CHEAT)
     # Unsandboxed, so the cell can do what it attempts (the record is the same in the sandbox,
     # where most of these attempts fail early).
-    run = autograde(root, "tiny", workers=2, progress=False, sandbox=False)
+    run = autograde(root, ["tiny"], GradingSettings(workers=2, progress=False, sandbox=False))[0]
     return root, run
 
 

@@ -244,7 +244,7 @@ def test_a_hanging_student_side_breaks_the_channel(student):
 
 def test_free_names_are_what_a_cell_reads_from_outside():
     source = (
-        "from autograder.grading_seed import hidden_rng\n"
+        "from autograder import hidden_rng\n"
         "g = hidden_rng()\n"
         "def f(x):\n    return x * Scalar(2.0)\n"
         "check_parity(lambda y: y + offset, {'y': g.uniform()}, tensor_type=Scalar)\n"

@@ -22,7 +22,6 @@ from autograder.grading.assurance.cohort import (
     write_cohort,
 )
 from autograder.grading.authoring.release import generate_release, publish_release
-from autograder.grading.course.course_root import load_course
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.course.run_progress import clock_text, print_to_stderr
@@ -100,18 +99,17 @@ def run_demo(
     ``report`` receives a line as each stage starts and ends (per notebook while grading,
     with the elapsed time and an estimate of the time left).
     """
-    from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+    from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
     started = time.perf_counter()
     workspace = workspace.resolve()
     workers = workers or os.cpu_count() or 1
     ids = assignments()
     report(f"release: nbgrader generate_assignment of {len(ids)} notebooks")
-    release_dir = generate_release(workspace, ids, report)
+    course = generate_release(workspace, ids, report)
     if publish:
-        publish_release(release_dir)
-    course = load_course(workspace)
-    cohort = write_cohort(course.submitted, SOLUTIONS_DIR, release_dir)
+        publish_release(course.release)
+    cohort = write_cohort(course.submitted, SOLUTIONS_DIR, course.release)
     handed_in = sum(len(submitted_assignments(s, ids)) for s in cohort)
     report(
         f"grading: autograde of {handed_in} submissions, {workers} workers "
@@ -124,7 +122,7 @@ def run_demo(
     settings = GradingSettings(
         workers=workers, progress=report is not _silent, sandbox=cannot_sandbox is None
     )
-    runs = autograde_assignments(course, ids, settings)
+    runs = autograde(course, ids, settings)
     sandboxes = {record.sandbox for run in runs for record in run.records}
     if cannot_sandbox is not None:
         sandboxes = {f"{NOT_SANDBOXED} ({cannot_sandbox})"}

@@ -135,17 +135,9 @@ def sandbox_finding() -> Finding:
 
 def filter_finding() -> Finding:
     """Whether the grading kernel's system-call filter loads here, in a process of its own."""
-    from autograder.kernel import syscall_filter
+    from autograder.kernel import probe_filter, syscall_filter
 
-    code = (
-        "import importlib.util, sys\n"
-        "spec = importlib.util.spec_from_file_location('f', sys.argv[1])\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(module)\n"
-        "module.install()\n"
-        "import os; print(module.filter_active(os.getpid()))"
-    )
-    status, out = run([sys.executable, "-c", code, syscall_filter.__file__])
+    status, out = run([sys.executable, probe_filter.__file__, syscall_filter.__file__])
     name = f"system-call filter ({platform.machine()})"
     if status == 0 and out.splitlines()[-1:] == ["True"]:
         return Finding(name, "loads; a kernel under it cannot trace or enter another process")
@@ -180,11 +172,11 @@ def start_sandboxed_kernel() -> str:
 
     from autograder.grading.pipeline.autograde.job.kernel_launch import (
         KERNEL_NAME,
-        SYSCALL_FILTER_ENV,
         SYSCALL_FILTER_FILE,
         write_kernelspec,
     )
     from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox, SandboxOptions
+    from autograder.kernel import environment
 
     with tempfile.TemporaryDirectory(prefix="doctor-") as folder:
         root = Path(folder)
@@ -201,7 +193,7 @@ def start_sandboxed_kernel() -> str:
                 ip=job.ipc_address,
                 connection_file=job.connection_file,
             )
-            env = {**os.environ, SYSCALL_FILTER_ENV: str(SYSCALL_FILTER_FILE)}
+            env = {**os.environ, environment.SYSCALL_FILTER_ENV: str(SYSCALL_FILTER_FILE)}
             log = (root / "kernel.log").open("w")  # the kernel's banner, or why it stopped
             manager.start_kernel(env=env, cwd=str(work), stdout=log, stderr=log)
             try:

@@ -1,10 +1,9 @@
-"""The kernel-side wheel of the student kit: the checks wing and its old import paths.
+"""The kernel-side wheel of the student kit: the package's notebook names and the checks wing.
 
 A student's kernel imports ``autograder`` (the check helpers and, by the same path, every
-other notebook helper), ``autograder.checks`` (the checks, their messages, the progress
-cell, the graph drawing, the exercises' lending in its kit form) and the old import paths
-that notebooks of earlier releases name (``autograder.graphs``, ``autograder.progress``).
-The wheel holds exactly those, the checks wing whole, and nothing of ``autograder.engine``
+other notebook helper) and ``autograder.checks`` (the checks, their messages, the progress
+cell, the graph drawing, the exercises' lending in its kit form). The wheel holds exactly
+those, the checks wing whole, and nothing of ``autograder.engine``
 (the answers) or ``autograder.grading`` (the instructor's tools). It is built by setuptools
 from a staging folder, through ``pip wheel`` without network or build isolation
 (setuptools comes with the course's environment, as nbgrader's and torch's dependency), and
@@ -21,7 +20,7 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the autograder package
 DISTRIBUTION = "autograd-course-kit"
 # The package files a kernel imports, relative to the autograder package.
-KERNEL_FILES = ("__init__.py", "graphs.py", "progress.py")
+KERNEL_FILES = ("__init__.py",)
 KERNEL_WING = "checks"
 # What a kernel imports besides the standard library (IPython: the display and tracebacks;
 # jinja2: the checks' HTML fragments, written by templates that escape everything).

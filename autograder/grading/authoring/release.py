@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder.grading.course.course_root import load_course, nbgrader_config
+from autograder.grading.course.course_root import Course
 from autograder.grading.course.nbgrader_workspace import (
     NbgraderError,
     captured_log,
@@ -29,8 +29,9 @@ def generate_release(
     assignment_ids: list[str] | None = None,
     report: Callable[[str], None] | None = None,
     language: str = "en",
-) -> Path:
-    """Run the real generate_assignment in a fresh workspace; return its release folder.
+) -> Course:
+    """Run the real generate_assignment in a fresh workspace; return the workspace's Course
+    (its release folder is ``.release``).
 
     The workspace's gradebook then knows every assignment, ready for autograding.
     ``report``, when given, gets a progress line as each notebook starts and ends.
@@ -39,20 +40,18 @@ def generate_release(
     from autograder.grading.authoring.i18n.edition import edition
 
     chosen = edition(language)
-    create_workspace(workspace, chosen.solutions, chosen.settings)
-    release_dir = load_course(workspace).release
+    course = create_workspace(workspace, chosen.solutions, chosen.settings)
     ids = assignment_ids or assignments()
     progress = StepProgress(dict.fromkeys(ids, 1), "notebook", "releasing", report or _silent)
-    config = nbgrader_config(workspace)
     for assignment in ids:
         progress.start(assignment)
-        generate_assignment(config, assignment)
-        for path in sorted((release_dir / assignment).glob("*.ipynb")):
+        generate_assignment(course.loaded_config, assignment)
+        for path in sorted((course.release / assignment).glob("*.ipynb")):
             notebook = nbformat.read(path, as_version=4)
             if strip_instructor_metadata(notebook):
                 nbformat.write(notebook, path)
         progress.finish(assignment)
-    return release_dir
+    return course
 
 
 def generate_assignment(config: "Config", assignment: str) -> None:

@@ -5,7 +5,7 @@ could not grade. Every grading command finds the course's folders and database h
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,8 @@ class Course:
 
     Relative paths in the config (``CourseDirectory.root``, a relative sqlite path) are
     taken from the config's folder, where nbgrader runs (``workdir``), as nbgrader does.
+    The config as loaded travels with the course (``loaded_config``), so that whoever is
+    handed a Course runs nbgrader in this process without reading the config again.
     """
 
     root: Path  # CourseDirectory.root
@@ -45,6 +47,7 @@ class Course:
     autograded: Path
     feedback: Path
     db_url: str  # the gradebook; a sqlite path is made absolute, other URLs kept as written
+    loaded_config: "Config" = field(compare=False, repr=False)  # nbgrader_config's answer
 
     @property
     def workdir(self) -> Path:
@@ -207,6 +210,7 @@ def load_course(folder: Path) -> Course:
         autograded=root / coursedir.autograded_directory,
         feedback=root / coursedir.feedback_directory,
         db_url=absolute_db_url(coursedir.db_url, folder),
+        loaded_config=config,
     )
 
 

@@ -15,8 +15,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from autograder.grading.course.course_root import load_course
 from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+
+if TYPE_CHECKING:
+    from autograder.grading.course.course_root import Course
 
 
 def course_config(
@@ -76,8 +81,9 @@ class NbgraderError(RuntimeError):
 
 def create_workspace(
     root: Path, solutions_dir: Path = SOLUTIONS_DIR, edition_settings: Path | None = None
-) -> Path:
-    """Make a fresh workspace at ``root`` (wiping an old one) and return it.
+) -> "Course":
+    """Make a fresh workspace at ``root`` (wiping an old one) and return its Course, loaded
+    here once for whoever goes on to release or grade in it.
 
     ``edition_settings``: a translated edition's nbgrader settings, kept in the workspace.
     """
@@ -88,7 +94,7 @@ def create_workspace(
     if edition_settings is not None:
         shutil.copyfile(edition_settings, root / EDITION_CONFIG)
     write_workspace_config(root)
-    return root
+    return load_course(root)
 
 
 def copy_workspace(template: Path, root: Path) -> Path:

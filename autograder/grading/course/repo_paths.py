@@ -6,6 +6,8 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 COURSE_DIR = REPO_ROOT / "course"
 NBGRADER_CONFIG = REPO_ROOT / "nbgrader_config.py"
+# Workspaces and reports of the course-building commands: made, never committed.
+BUILD_DIR = REPO_ROOT / "build"
 
 
 def assignments(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:

@@ -174,9 +174,9 @@ def test_the_repositorys_lock_is_what_this_environment_installed():
 )
 def test_a_sandboxed_kernel_started_without_its_filter_blocks_grading(monkeypatch):
     """Planted: the kernel's launcher is never told where the filter is, so none loads."""
-    from autograder.grading.pipeline.autograde.job import kernel_launch
+    from autograder.kernel import environment
 
-    monkeypatch.setattr(kernel_launch, "SYSCALL_FILTER_ENV", "AUTOGRADER_NOT_THE_FILTER")
+    monkeypatch.setattr(environment, "SYSCALL_FILTER_ENV", "AUTOGRADER_NOT_THE_FILTER")
     finding = doctor.sandboxed_kernel_finding()
     assert finding.line() == "[!!] sandboxed kernel: started without its filter " + (
         "(filter active: False)"

@@ -11,7 +11,7 @@ from autograder.grading.assurance.cohort import solved_sources
 from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, assignments, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def graded(tmp_path_factory, request):
         }
     )
     root = tmp_path_factory.mktemp("independence")
-    release = generate_release(root, selected)
+    release = generate_release(root, selected).release
     for assignment in selected:
         solved = solved_sources(notebook_path(SOLUTIONS_DIR, assignment))
         for exercise, source in solved.items():
@@ -78,7 +78,7 @@ def graded(tmp_path_factory, request):
             target = notebook_path(root / "submitted" / student_name(exercise), assignment)
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(notebook, target)
-    runs = autograde_assignments(root, selected, GradingSettings(workers=2, progress=False))
+    runs = autograde(root, selected, GradingSettings(workers=2, progress=False))
     for assignment, run in zip(selected, runs, strict=True):
         assert {record.status for record in run.records} == {"graded"}, assignment
     return root

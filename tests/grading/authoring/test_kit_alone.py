@@ -99,7 +99,8 @@ def in_kit(python: Path, code: str) -> subprocess.CompletedProcess:
 
 def test_the_kit_environment_has_the_checks_and_nothing_else_of_the_course(kit_python):
     python, _ = kit_python
-    assert in_kit(python, "import autograder.checks.given, autograder.progress").returncode == 0
+    imported = in_kit(python, "import autograder.checks.given, autograder.checks.progress")
+    assert imported.returncode == 0
     for module in ("autograder.engine", "autograder.grading", "nbgrader", "dask", "jupyterlab"):
         done = in_kit(python, f"import {module}")
         assert "ModuleNotFoundError" in done.stderr, f"{module} is importable in the kit"

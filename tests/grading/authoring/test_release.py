@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory):
-    return generate_release(tmp_path_factory.mktemp("release-workspace"))
+    return generate_release(tmp_path_factory.mktemp("release-workspace")).release
 
 
 @pytest.mark.parametrize("assignment", assignments())

@@ -24,7 +24,7 @@ def course(tmp_path):
     """A course root with the course's solutions in source/ and 00-02's committed releases in
     release/ (what ``generate_assignment`` makes of them), its own exchange, 00 closed, 01 due
     in a week."""
-    root = create_workspace(tmp_path / "course", SOLUTIONS_DIR)
+    root = create_workspace(tmp_path / "course", SOLUTIONS_DIR).root
     for assignment in ("00-recipe", EARLIER, LATER):
         shutil.copytree(COURSE_DIR / assignment, root / "release" / assignment)
     with (root / "nbgrader_config.py").open("a") as config:

@@ -18,11 +18,10 @@ from hidden_lines import distinctive_hidden_lines
 from autograder.grading.assurance.cohort import BLANK, BUGS, REFERENCE, build_submission
 from autograder.grading.authoring.i18n.edition import edition
 from autograder.grading.authoring.release import generate_release
-from autograder.grading.course.course_root import load_course
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import assignments, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import GradingSettings, autograde_assignments
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 from autograder.grading.pipeline.integrity import scan_assignment
 
 pytestmark = pytest.mark.slow
@@ -37,15 +36,15 @@ def graded(tmp_path_factory):
     """A Spanish workspace: released, the lean cohort submitted and autograded."""
     workspace = tmp_path_factory.mktemp("es-workspace")
     ids = assignments()
-    release = generate_release(workspace, ids, language="es")
-    course = load_course(workspace)
+    course = generate_release(workspace, ids, language="es")
+    release = course.release
     handed_in = [(REFERENCE, a) for a in ids] + [(BLANK, a) for a in ids]
     handed_in += [(bug.student, bug.assignment) for bug in FIRST_BUGS.values()]
     for student, assignment in handed_in:
         target = notebook_path(course.submitted / student, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(build_submission(student, assignment, SPANISH.solutions, release), target)
-    runs = autograde_assignments(course.workdir, ids, GradingSettings(workers=2, progress=False))
+    runs = autograde(course.workdir, ids, GradingSettings(workers=2, progress=False))
     assert {record.status for run in runs for record in run.records} == {"graded"}
     scores = {(s, a): cell_scores(course.db_url, s, a) for s, a in handed_in}
     return course, release, scores

@@ -60,8 +60,9 @@ def test_a_relative_gradebook_setting_would_split_them(tmp_path):
 
 
 def test_a_workspace_and_its_copy_each_keep_their_own_gradebook(tmp_path):
-    first = create_workspace(tmp_path / "first")
-    assert load_course(first).db_url == f"sqlite:///{first.resolve() / 'gradebook.db'}"
+    course = create_workspace(tmp_path / "first")
+    first = course.root
+    assert course.db_url == f"sqlite:///{first / 'gradebook.db'}"
     assert gradebook_seen_from(tmp_path, first / "nbgrader_config.py").endswith(
         f"{tmp_path.resolve()}/gradebook.db"
     ), "a workspace's config moves the course to the folder nbgrader runs in"

@@ -30,7 +30,6 @@ from autograder.grading.pipeline.autograde import (
     LOG_NAME,
     GradingSettings,
     autograde,
-    autograde_assignments,
     collect_zip,
     load_course,
     read_log_json,
@@ -95,7 +94,7 @@ def scores(root, student, assignment):
 def template(tmp_path_factory):
     """A released workspace for the two notebooks, with the cohort subset handed in."""
     root = tmp_path_factory.mktemp("autograde") / "template"
-    release = generate_release(root, [RECIPE, GRAPH])
+    release = generate_release(root, [RECIPE, GRAPH]).release
     for assignment, students in COHORT.items():
         for student in students:
             notebook = build_submission(student, assignment, SOLUTIONS_DIR, release)
@@ -116,7 +115,7 @@ def sequential(template):
 def parallel(template):
     root = copy_workspace(template, template.parent / "parallel")
     settings = GradingSettings(workers=2, progress=False)
-    runs = dict(zip(COHORT, autograde_assignments(root, list(COHORT), settings), strict=True))
+    runs = dict(zip(COHORT, autograde(root, list(COHORT), settings), strict=True))
     return root, runs
 
 
@@ -156,16 +155,16 @@ def test_log_has_one_record_per_submission_with_its_seed(parallel):
 def test_resume_skips_graded_and_regrades_changed_or_named(parallel):
     root, _ = parallel
     before = row_counts(root)
-    run = autograde(root, RECIPE, workers=2, progress=False)
+    run = autograde(root, [RECIPE], GradingSettings(workers=2, progress=False))[0]
     assert {r.status for r in run.records} == {"skipped"}
     assert len(read_log_json(root)) == sum(len(s) for s in COHORT.values())  # skips not logged
     # A submission handed in again after grading is graded again, and only it.
     changed = notebook_path(root / "submitted" / BLANK, RECIPE)
     os.utime(changed, (time.time() + 5, time.time() + 5))
-    run = autograde(root, RECIPE, workers=2, progress=False)
+    run = autograde(root, [RECIPE], GradingSettings(workers=2, progress=False))[0]
     graded = [r.student for r in run.records if r.status == "graded"]
     assert graded == [BLANK]
-    run = autograde(root, RECIPE, students=[REFERENCE], progress=False)
+    run = autograde(root, [RECIPE], GradingSettings(students=[REFERENCE], progress=False))[0]
     assert [(r.student, r.status) for r in run.records] == [(REFERENCE, "graded")]
     assert row_counts(root) == before  # regrading adds no rows
 
@@ -232,8 +231,10 @@ def faulty(template, sequential, parallel):
         hand_in(root, student, RECIPE, with_fault(nbformat.from_dict(reference), code))
     timeout = calibrated_cell_timeout(parallel)
     run = autograde(
-        root, RECIPE, workers=2, cell_timeout=timeout, memory_limit_mb=2048, progress=False
-    )
+        root,
+        [RECIPE],
+        GradingSettings(workers=2, cell_timeout=timeout, memory_limit_mb=2048, progress=False),
+    )[0]
     return root, run
 
 
@@ -286,7 +287,7 @@ def tiny_course(base, assignment, cells):
     path = notebook_path(base / "solutions", assignment)
     path.parent.mkdir(parents=True)
     nbformat.write(notebook, path)
-    root = create_workspace(base / "template", base / "solutions")
+    root = create_workspace(base / "template", base / "solutions").root
     run_nbgrader(root, "generate_assignment", assignment)
     return root
 
@@ -317,7 +318,7 @@ def test_each_kernel_sees_its_students_seed_and_force_regrades_the_same(probe):
     root, release = probe
     for student in ("ada", "grace"):
         hand_in(root, student, "probe", release)
-    first = autograde(root, "probe", workers=2, progress=False)
+    first = autograde(root, ["probe"], GradingSettings(workers=2, progress=False))[0]
     assert {r.status for r in first.records} == {"graded"}
     draws = {}
     for student in ("ada", "grace"):
@@ -325,8 +326,10 @@ def test_each_kernel_sees_its_students_seed_and_force_regrades_the_same(probe):
         assert int(seed) == student_seed(student, "probe")
         draws[student] = draw
     assert draws["ada"] != draws["grace"]
-    assert {r.status for r in autograde(root, "probe", progress=False).records} == {"skipped"}
-    again = autograde(root, "probe", workers=2, force=True, progress=False)
+    assert {
+        r.status for r in autograde(root, ["probe"], GradingSettings(progress=False))[0].records
+    } == {"skipped"}
+    again = autograde(root, ["probe"], GradingSettings(workers=2, force=True, progress=False))[0]
     assert {r.status for r in again.records} == {"graded"}
     assert {s: seed_output(root, s)[1] for s in draws} == draws  # same draws on a regrade
 
@@ -341,7 +344,7 @@ def test_wall_clock_limit_kills_a_kernel_that_ignores_interrupts(probe):
     )
     hand_in(root, "stubborn", "probe", stubborn)
     # Honest students next to a faulty one are the faulty fixture's business.
-    run = autograde(root, "probe", submission_timeout=8, progress=False)
+    run = autograde(root, ["probe"], GradingSettings(submission_timeout=8, progress=False))[0]
     assert [(r.student, r.status) for r in run.records] == [("stubborn", "timeout")]
     assert "time limit" in run.records[0].message
     assert scores(root, "stubborn", "probe")["test_probe"].score == 0

@@ -25,14 +25,14 @@ def course(tmp_path, monkeypatch):
         records: list[GradingRecord] = []
         scanned = False
 
-    def fake_autograde(workdir, assignment, **options):
-        return GradingRun(assignment, list(Fake.records), 3.0)
+    def fake_autograde(course, assignments, settings):
+        return [GradingRun(assignment, list(Fake.records), 3.0) for assignment in assignments]
 
     def fake_scan(course, assignment, zero_flagged):
         Fake.scanned = True
 
     monkeypatch.setattr("autograder.grading.pipeline.autograde.autograde", fake_autograde)
-    monkeypatch.setattr("autograder.grading.cli._scan", fake_scan)
+    monkeypatch.setattr("autograder.grading.cli.autograde._scan", fake_scan)
     Fake.root = root
     return Fake
 

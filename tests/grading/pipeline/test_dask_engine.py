@@ -30,7 +30,12 @@ from autograder.grading.cli import main
 from autograder.grading.course.course_lock import LOCK_NAME
 from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.pipeline.autograde import JOB_TOKEN_ENV, autograde, read_log_json
+from autograder.grading.pipeline.autograde import (
+    JOB_TOKEN_ENV,
+    GradingSettings,
+    autograde,
+    read_log_json,
+)
 from autograder.grading.pipeline.autograde.cluster.dask_cluster import RETRIED
 from autograder.grading.pipeline.autograde.cluster.local_cluster import LOCAL_SCHEDULER_CONFIG
 from autograder.grading.pipeline.autograde.job.sandbox import SANDBOX_ENV
@@ -57,7 +62,7 @@ def job_processes_of(root):
 def recipe(tmp_path_factory):
     """00-recipe released, three students handed in, and plain nbgrader's grades of it."""
     root = tmp_path_factory.mktemp("dask") / "template"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     for student in STUDENTS:
         hand_in(root, student, RECIPE, build_submission(student, RECIPE, SOLUTIONS_DIR, release))
     sequential = copy_workspace(root, root.parent / "sequential")
@@ -115,7 +120,11 @@ def test_a_worker_killed_mid_run_loses_nothing_and_records_nothing_twice(recipe,
     def grade():
         try:
             runs.append(
-                autograde(root, RECIPE, scheduler=cluster.scheduler_address, progress=False)
+                autograde(
+                    root,
+                    [RECIPE],
+                    GradingSettings(scheduler=cluster.scheduler_address, progress=False),
+                )[0]
             )
         finally:
             done.set()
@@ -155,7 +164,7 @@ def test_a_submission_that_kills_every_worker_is_that_students_dead_kernel(tiny,
     # Unsandboxed: in bubblewrap the worker is outside the kernel's pid namespace (the kill
     # attempt is contained there: test_autograde's worker-kill student is graded).
     monkeypatch.setenv(SANDBOX_ENV, "off")
-    run = autograde(root, "tiny", workers=2, progress=False)
+    run = autograde(root, ["tiny"], GradingSettings(workers=2, progress=False))[0]
     status = {r.student: (r.status, r.message) for r in run.records}
     # Graded in full whatever the other student did to the workers. On a loaded machine her
     # own kernel can die once of the machine (CI saw it once): the designed answer is the

@@ -81,7 +81,7 @@ def test_an_unclosed_marker_in_a_test_cell_is_still_an_instructor_error():
 @pytest.mark.slow
 def test_real_generate_feedback_survives_markers_in_answer_cells(tmp_path):
     root = tmp_path / "course"
-    release = generate_release(root, [ASSIGNMENT])
+    release = generate_release(root, [ASSIGNMENT]).release
     notebook = build_submission(REFERENCE, ASSIGNMENT, SOLUTIONS_DIR, release)
     answers = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution")]
     for cell, text in zip(answers, TYPED, strict=False):

@@ -75,7 +75,7 @@ def template(tmp_path_factory):
     path = notebook_path(base / "solutions", ASSIGNMENT)
     path.parent.mkdir(parents=True)
     nbformat.write(nbformat.v4.new_notebook(cells=course_cells()), path)
-    root = create_workspace(base / "template", base / "solutions")
+    root = create_workspace(base / "template", base / "solutions").root
     run_nbgrader(root, "generate_assignment", ASSIGNMENT)
     return root
 

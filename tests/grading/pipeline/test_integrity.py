@@ -346,7 +346,7 @@ def test_zero_flagged_setting_reads_nbgrader_config(tmp_path):
 
 @pytest.mark.slow
 def test_zeroing_sets_the_flagged_exercise_tests_to_zero_in_a_real_gradebook(tmp_path):
-    root = create_workspace(tmp_path / "course")
+    root = create_workspace(tmp_path / "course").root
     for other in (root / "source").iterdir():
         if other.name != RECIPE:
             shutil.rmtree(other)

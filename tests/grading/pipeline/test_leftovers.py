@@ -19,7 +19,7 @@ from tiny_course import hand_in, tiny_course
 from autograder.grading.course import system_tools
 from autograder.grading.course.course_lock import LOCK_NAME
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde, read_log_json
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, read_log_json
 from autograder.grading.pipeline.autograde.cluster.processes import is_subreaper
 from autograder.grading.pipeline.autograde.job.sandbox import SANDBOX_ENV, unavailable_reason
 
@@ -69,8 +69,10 @@ def rough_run(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(SANDBOX_ENV, "off")
         run = autograde(
-            root, "tiny", workers=2, submission_timeout=HONEST_TINY_BOUND, progress=False
-        )
+            root,
+            ["tiny"],
+            GradingSettings(workers=2, submission_timeout=HONEST_TINY_BOUND, progress=False),
+        )[0]
     return root, run, marks, before
 
 

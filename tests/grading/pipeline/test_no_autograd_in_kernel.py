@@ -12,7 +12,7 @@ from tiny_course import hand_in, tiny_course
 from autograder.grading.course import system_tools
 from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 from autograder.grading.pipeline.autograde.job.sandbox import (
     KERNEL_WINGS,
     SANDBOX_ENV,
@@ -53,18 +53,20 @@ def points(root) -> dict[str, float]:
 @pytest.mark.slow
 @needs_bwrap
 def test_sandboxed_kernel_has_neither_torch_nor_the_engine(course):
-    autograde(course, "tiny", workers=2, progress=False, verdicts="kernel", force=True)
+    autograde(
+        course, ["tiny"], GradingSettings(workers=2, progress=False, verdicts="kernel", force=True)
+    )[0]
     kernel = points(course)
     # Proof that the answers work where these are there (the kernel's own verdicts).
     assert kernel == {"torch-import": 1, "torch-built-name": 1, "engine-import": 1}
-    autograde(course, "tiny", workers=2, progress=False, force=True)
+    autograde(course, ["tiny"], GradingSettings(workers=2, progress=False, force=True))[0]
     assert points(course) == dict.fromkeys(ANSWERS, 0)
 
 
 @pytest.mark.slow
 def test_unsandboxed_kernel_refuses_torch_and_the_record_flags_each_try(course, monkeypatch):
     monkeypatch.setenv(SANDBOX_ENV, "off")
-    autograde(course, "tiny", workers=2, progress=False, force=True)
+    autograde(course, ["tiny"], GradingSettings(workers=2, progress=False, force=True))[0]
     got = points(course)
     assert got["torch-import"] == got["torch-built-name"] == 0
     flags, _ = scan_assignment(load(course), "tiny", zero=False)
@@ -111,7 +113,7 @@ def test_the_sandbox_mounts_no_autograd_library_and_no_engine(tmp_path):
         "autograder.grading.pipeline.autograde",
         "autograder.checks",
         "autograder.checks.given",
-        "autograder.graphs",
+        "autograder.checks.graphs",
         "autograder.kernel.serve",
     ]
     try:

@@ -29,7 +29,7 @@ def course(tmp_path):
     solutions = tmp_path / "solutions"
     notebook_path(solutions, ASSIGNMENT).parent.mkdir(parents=True)
     nbformat.write(nbformat.v4.new_notebook(), notebook_path(solutions, ASSIGNMENT))
-    root = create_workspace(tmp_path / "course", solutions)
+    root = create_workspace(tmp_path / "course", solutions).root
     with (root / "nbgrader_config.py").open("a") as config:
         config.write(f"\nc.Exchange.root = {str(tmp_path / 'exchange')!r}\n")
     inbound = tmp_path / "exchange" / "autograd-course" / "inbound"

@@ -36,7 +36,7 @@ COHORT = (REFERENCE, BLANK, PLANTED_BUG, CHEAT.student)
 def template(tmp_path_factory):
     """A released 00-recipe course with the cohort handed in, not graded yet."""
     root = tmp_path_factory.mktemp("postgres") / "template"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     for student in COHORT:
         notebook = build_submission(
             CHEAT.base if student == CHEAT.student else student, RECIPE, SOLUTIONS_DIR, release

@@ -143,7 +143,7 @@ class Page(HTMLParser):
 def graded(tmp_path_factory):
     """A workspace where nbgrader autograded 00-recipe of every demo student handing it in."""
     root = tmp_path_factory.mktemp("report") / "workspace"
-    release = generate_release(root, [ASSIGNMENT])
+    release = generate_release(root, [ASSIGNMENT]).release
     for student in students():
         if ASSIGNMENT in submitted_assignments(student, [ASSIGNMENT]):
             target = notebook_path(root / "submitted" / student, ASSIGNMENT)

@@ -24,7 +24,7 @@ from autograder.grading.course import system_tools
 from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde, read_log_json
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, read_log_json
 from autograder.grading.pipeline.autograde.job import sandbox
 from autograder.grading.pipeline.autograde.job.sandbox import (
     DEFAULT_MAX_PROCESSES,
@@ -238,7 +238,7 @@ def leftover_sleepers() -> list[psutil.Process]:
 def graded(tmp_path_factory):
     """The reference student and the cheats (the reference's code plus probes), graded."""
     root = tmp_path_factory.mktemp("sandbox") / "course"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     reference = build_submission(REFERENCE, RECIPE, SOLUTIONS_DIR, release)
     hand_in(root, REFERENCE, reference)
     listener = Listener()
@@ -247,7 +247,7 @@ def graded(tmp_path_factory):
         hand_in(root, student, with_code(reference, "\n".join(probe(*p) for p in probes)))
     hand_in(root, "cheat-many-processes", with_code(reference, many_processes()))
     hand_in(root, "cheat-memory", with_code(reference, probe("memory", "bytearray(8 * 2**30)")))
-    run = autograde(root, RECIPE, workers=2, progress=False)
+    run = autograde(root, [RECIPE], GradingSettings(workers=2, progress=False))[0]
     listener.server.close()
     return root, run, students, listener
 
@@ -324,7 +324,7 @@ def torch_course(tmp_path):
     path = notebook_path(tmp_path / "solutions", "uses-torch")
     path.parent.mkdir(parents=True)
     nbformat.write(notebook, path)
-    root = create_workspace(tmp_path / "course", tmp_path / "solutions")
+    root = create_workspace(tmp_path / "course", tmp_path / "solutions").root
     run_nbgrader(root, "generate_assignment", "uses-torch")
     release = nbformat.read(notebook_path(root / "release", "uses-torch"), 4)
     submitted = notebook_path(root / "submitted" / "ada", "uses-torch")
@@ -344,21 +344,18 @@ def torch_score(root) -> tuple[float, str]:
 def test_hidden_packages_cannot_be_imported_in_the_sandbox(torch_course):
     # The test cell runs in the student's kernel here (verdicts "kernel"): torch is there
     # unless hidden, and a hidden package is not there at all.
-    autograde(torch_course, "uses-torch", progress=False, verdicts="kernel")
+    autograde(torch_course, ["uses-torch"], GradingSettings(progress=False, verdicts="kernel"))[0]
     assert torch_score(torch_course)[0] == 1, "torch is importable by default"
     autograde(
         torch_course,
-        "uses-torch",
-        force=True,
-        progress=False,
-        hide_packages=("torch",),
-        verdicts="kernel",
-    )
+        ["uses-torch"],
+        GradingSettings(force=True, progress=False, hide_packages=("torch",), verdicts="kernel"),
+    )[0]
     score, outputs = torch_score(torch_course)
     assert score == 0 and "No module named 'torch'" in outputs
     # With trusted verdicts (the default) the student's kernel has no torch, the test cell's
     # kernel (the trusted one) has.
-    autograde(torch_course, "uses-torch", force=True, progress=False)
+    autograde(torch_course, ["uses-torch"], GradingSettings(force=True, progress=False))[0]
     assert torch_score(torch_course)[0] == 1
 
 
@@ -372,7 +369,7 @@ def test_without_a_sandbox_grading_goes_on_with_one_warning(torch_course, monkey
     killer.parent.mkdir(parents=True)
     nbformat.write(release, killer)
     monkeypatch.setenv(SANDBOX_ENV, "off")
-    run = autograde(torch_course, "uses-torch", progress=False)
+    run = autograde(torch_course, ["uses-torch"], GradingSettings(progress=False))[0]
     assert {r.student: r.status for r in run.records} == {"ada": "graded", "killer": "kernel-died"}
     kept = (torch_course / "autograde_logs" / "uses-torch" / "killer.txt").read_text()
     killer_record = next(r for r in run.records if r.student == "killer")
@@ -501,7 +498,7 @@ def test_without_the_systems_bwrap_grading_is_sandboxed_by_the_wheels(tmp_path, 
         assert sandbox.unavailable_reason() is None
         assert sandbox.bwrap_version(path).startswith("bubblewrap ")
         # The workers inherit this PATH: their kernels start in the wheel's bwrap.
-        run = autograde(root, "tiny", workers=1, progress=False)
+        run = autograde(root, ["tiny"], GradingSettings(workers=1, progress=False))[0]
     finally:
         assert [(r.status, r.sandbox) for r in run.records] == [("graded", "bubblewrap")]
     assert cell_scores(f"sqlite:///{root / 'gradebook.db'}", "ada", "tiny")["test_answer"].score
@@ -516,7 +513,7 @@ def test_a_sandbox_that_cannot_run_is_refused_unless_switched_off(tmp_path, monk
     hand_in(root, "ada", "answer = 42")
     monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
     with pytest.raises(sandbox.SandboxUnavailable, match="--no-sandbox"):
-        autograde(root, "tiny", progress=False)
+        autograde(root, ["tiny"], GradingSettings(progress=False))[0]
     assert main(["autograde", "tiny", "--root", str(root)]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1, error

@@ -10,7 +10,7 @@ from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.nbgrader_workspace import copy_workspace
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import autograde
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +89,7 @@ def hand_in(root, student, notebook):
 def template(tmp_path_factory):
     """00-recipe released, honest students and cheats handed in."""
     root = tmp_path_factory.mktemp("trusted") / "template"
-    release = generate_release(root, [RECIPE])
+    release = generate_release(root, [RECIPE]).release
     # A student kernel that never connects costs this long per test cell.
     with (root / "nbgrader_config.py").open("a") as config:
         config.write("\nc.TrustedExecute.serve_wait = 8\n")
@@ -108,7 +108,9 @@ def template(tmp_path_factory):
 
 def graded(template, verdicts):
     root = copy_workspace(template, template.parent / verdicts)
-    run = autograde(root, RECIPE, workers=2, progress=False, verdicts=verdicts)
+    run = autograde(root, [RECIPE], GradingSettings(workers=2, progress=False, verdicts=verdicts))[
+        0
+    ]
     assert {r.status for r in run.records} == {"graded"}, [
         (r.student, r.status, r.message) for r in run.records
     ]
@@ -171,7 +173,7 @@ WHOLE_STUDENTS = [REFERENCE, BLANK, "bug-detach-copies"]
 def whole_notebook(tmp_path_factory):
     """WHOLE released and its students handed in; their cell grades in each mode."""
     root = tmp_path_factory.mktemp("whole") / "template"
-    release = generate_release(root, [WHOLE])
+    release = generate_release(root, [WHOLE]).release
     for student in WHOLE_STUDENTS:
         target = notebook_path(root / "submitted" / student, WHOLE)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -179,7 +181,9 @@ def whole_notebook(tmp_path_factory):
     grades = {}
     for verdicts in ("kernel", "trusted"):
         workspace = copy_workspace(root, root.parent / verdicts)
-        run = autograde(workspace, WHOLE, workers=2, progress=False, verdicts=verdicts)
+        run = autograde(
+            workspace, [WHOLE], GradingSettings(workers=2, progress=False, verdicts=verdicts)
+        )[0]
         assert {r.status for r in run.records} == {"graded"}, [
             (r.student, r.status, r.message) for r in run.records
         ]

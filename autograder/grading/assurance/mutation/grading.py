@@ -25,7 +25,7 @@ from autograder.grading.course.course_root import Course
 from autograder.grading.course.grading_status import Status
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.course.scores import Score, cell_scores
-from autograder.grading.pipeline.autograde import autograde, load_course
+from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
 # Grading statuses of a submission that did not finish normally: the mutant is killed
 # (a student's code that hangs or crashes earns nothing), but counted apart.
@@ -154,8 +154,7 @@ def grade_mutants(
             + estimate(len(pending), options.workers)
         )
         root = workspace / assignment
-        release_dir = generate_release(root, [assignment])
-        course = load_course(root)
+        course = generate_release(root, [assignment])
         first = True
         for start in range(0, len(pending), options.batch_size):
             batch = pending[start : start + options.batch_size]
@@ -165,7 +164,13 @@ def grade_mutants(
             first = False
             for student, (cell, source) in students.items():
                 write_submission(
-                    student, assignment, cell, source, solutions_dir, release_dir, course.submitted
+                    student,
+                    assignment,
+                    cell,
+                    source,
+                    solutions_dir,
+                    course.release,
+                    course.submitted,
                 )
             outcomes = grade_batch(course, assignment, list(students), options)
             if REFERENCE in outcomes:
@@ -192,13 +197,15 @@ def grade_batch(
     """Grade ``students`` of ``course`` in one autograde run; their outcomes."""
     run = autograde(
         course,
-        assignment,
-        workers=options.workers,
-        students=students,
-        cell_timeout=options.cell_timeout,
-        submission_timeout=options.submission_timeout,
-        progress=False,
-    )
+        [assignment],
+        GradingSettings(
+            workers=options.workers,
+            students=students,
+            cell_timeout=options.cell_timeout,
+            submission_timeout=options.submission_timeout,
+            progress=False,
+        ),
+    )[0]
     records = {record.student: record for record in run.records}
     outcomes = {}
     for student in students:

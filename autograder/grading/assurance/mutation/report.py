@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.checks.templating import page_environment
 from autograder.grading.assurance.mutation.by_hand import OPERATOR as BY_HAND
 from autograder.grading.assurance.mutation.grading import Outcome
 from autograder.grading.assurance.mutation.mutants import Mutant
-from autograder.grading.pipeline.html_pages import page_environment
 
 TABLE_BEGIN = "<!-- mutation-score:begin (written by autograd-course mutate) -->"
 TABLE_END = "<!-- mutation-score:end -->"

@@ -18,17 +18,15 @@ from autograder.grading.assurance.redteam.cheat import (
     course_digests,
 )
 from autograder.grading.authoring.release import generate_release
-from autograder.grading.course.nbgrader_workspace import create_workspace
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import Score, cell_scores
 from autograder.grading.pipeline.autograde import (
     GradingRun,
     GradingSettings,
-    autograde_assignments,
-    load_course,
+    autograde,
 )
 from autograder.grading.pipeline.autograde.job.sandbox import SANDBOXED
-from autograder.grading.pipeline.autograde.run import DEFAULT_VERDICTS
+from autograder.grading.pipeline.grading_settings import DEFAULT_VERDICTS
 from autograder.grading.pipeline.integrity import CHEATING_RULES, Flag, scan_assignment
 
 HONEST = (REFERENCE, BLANK, HONEST_BUG)
@@ -146,11 +144,10 @@ def run_red_team(
 ) -> RedTeamResult:
     """Grade the honest students and every cheat in one run; scan, zero and tabulate
     (``verdicts="kernel"``: nbgrader's way, to see what the trusted kernel stops)."""
-    root = create_workspace(root.resolve())
     graded_assignments = assignments_graded()
-    release_dir = generate_release(root, graded_assignments)
-    course = load_course(root)
-    write_submissions(course.submitted, release_dir)
+    course = generate_release(root.resolve(), graded_assignments)
+    root = course.root
+    write_submissions(course.submitted, course.release)
     before = course_digests(root)
     settings = GradingSettings(
         workers=workers,
@@ -160,7 +157,7 @@ def run_red_team(
         progress=False,
         verdicts=verdicts,
     )
-    runs = autograde_assignments(course, graded_assignments, settings)
+    runs = autograde(course, graded_assignments, settings)
     run = GradingRun(
         "+".join(graded_assignments),
         [record for one in runs for record in one.records],

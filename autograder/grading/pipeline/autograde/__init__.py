@@ -66,12 +66,11 @@ from autograder.grading.pipeline.autograde.log import (
     read_log_json,
 )
 from autograder.grading.pipeline.autograde.merge import OUTPUT_LOGS
-from autograder.grading.pipeline.autograde.run import (
+from autograder.grading.pipeline.autograde.run import autograde
+from autograder.grading.pipeline.grading_settings import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_SUBMISSION_TIMEOUT,
     GradingSettings,
-    autograde,
-    autograde_assignments,
 )
 
 __all__ = [
@@ -86,7 +85,6 @@ __all__ = [
     "GradingRecord",
     "GradingRun",
     "autograde",
-    "autograde_assignments",
     "GradingSettings",
     "check_gradable",
     "collect_zip",

@@ -53,16 +53,8 @@ from autograder.grading.pipeline.autograde.plan import (
     skipped_record,
 )
 from autograder.grading.pipeline.autograde.status_line import Progress
+from autograder.grading.pipeline.grading_settings import VERDICTS, GradingSettings
 
-DEFAULT_MEMORY_LIMIT_MB = 4096
-# A submission still running after half an hour is killed (and graded 0, flagged): with
-# nbgrader's per-cell timeout alone, a kernel that ignores interrupts would hold a worker
-# for a cell timeout per cell.
-DEFAULT_SUBMISSION_TIMEOUT = 1800.0
-# Where graded test cells run: a trusted kernel (the default) or the student's own kernel
-# (nbgrader's way, which the student's code can change).
-VERDICTS = ("trusted", "kernel")
-DEFAULT_VERDICTS = "trusted"
 GAVE_UP = (
     "the grading process died twice while grading this submission, alone the second time "
     "(killed or stopped from its kernel?): not graded again, 0 on every cell; "
@@ -71,130 +63,35 @@ GAVE_UP = (
 
 
 def autograde(
-    root: Course | Path,
-    assignment: str,
-    workers: int = 1,
-    students: list[str] | None = None,
-    force: bool = False,
-    cell_timeout: int | None = None,
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT,
-    progress: bool = True,
-    seed_salt: str = "",
-    verdicts: str = DEFAULT_VERDICTS,
-    sandbox: bool = True,
-    hide_packages: tuple[str, ...] = (),
-    scheduler: str | None = None,
-) -> GradingRun:
-    """Grade every submission of ``assignment`` of the course ``root`` (a Course, or the
-    folder of its nbgrader_config.py) with nbgrader, N at a time.
-
-    On a local Dask cluster of ``workers`` processes, or on the existing cluster whose
-    scheduler is at ``scheduler`` (``tcp://HOST:PORT``; SchedulerUnreachable, before
-    anything is written, when it does not answer). Faulty submissions are recorded and
-    graded 0 where nothing was saved; the others are unaffected. Records go to
-    ``root/autograde_log.json`` (skips are returned, not logged).
-    Every graded test cell runs in a second, trusted kernel that reaches the student's
-    objects only through a narrow channel (``grading.verdicts``); ``verdicts="kernel"``
-    runs them in the student's kernel, as plain nbgrader does.
-    Kernels run in bubblewrap (``sandbox``) with ``hide_packages`` unimportable; where it
-    cannot run, SandboxUnavailable before anything is graded (``sandbox=False`` or the
-    sandbox switched off through the environment: unsandboxed, one warning, each record
-    says so).
-    """
-    options = GradingSettings(
-        workers=workers,
-        students=students,
-        force=force,
-        cell_timeout=cell_timeout,
-        memory_limit_mb=memory_limit_mb,
-        submission_timeout=submission_timeout,
-        progress=progress,
-        seed_salt=seed_salt,
-        verdicts=verdicts,
-        sandbox=sandbox,
-        hide_packages=hide_packages,
-        scheduler=scheduler,
-    )
-    return autograde_assignments(root, [assignment], options)[0]
-
-
-@dataclass(frozen=True)
-class GradingSettings:
-    """How a run grades: ``autograde``'s options but for the course and the assignment."""
-
-    workers: int = 1
-    students: list[str] | None = None
-    force: bool = False
-    cell_timeout: int | None = None
-    memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB
-    submission_timeout: float | None = DEFAULT_SUBMISSION_TIMEOUT
-    progress: bool = True
-    seed_salt: str = ""
-    verdicts: str = DEFAULT_VERDICTS
-    sandbox: bool = True
-    hide_packages: tuple[str, ...] = ()
-    scheduler: str | None = None
-
-
-def autograde_assignments(
-    root: Course | Path, assignments: list[str], settings: GradingSettings = GradingSettings()
+    course: Course | Path, assignments: list[str], settings: GradingSettings
 ) -> list[GradingRun]:
-    """``autograde`` of several assignments, one after the other, on one cluster.
+    """Grade every submission of each of ``assignments`` of ``course`` (a Course, or the
+    folder of its nbgrader_config.py) with nbgrader, as ``settings`` say; one run each.
 
-    A local cluster takes seconds to start and to stop: a course that grades its notebooks
-    together (the demo, the tests' cohorts) pays that once. Every assignment is checked
-    before anything is graded; each gets its own run, its own gradebook snapshot and
-    progress line, as if graded alone.
+    The assignments are graded one after the other on one Dask cluster: a local one of
+    ``settings.workers`` processes, or the existing one at ``settings.scheduler``
+    (SchedulerUnreachable, before anything is written, when it does not answer). A local
+    cluster takes seconds to start and to stop, so a course that grades its notebooks
+    together pays that once. Every assignment is checked before anything is graded; each
+    gets its own run, gradebook snapshot and progress line, as if graded alone. Faulty
+    submissions are recorded and graded 0 where nothing was saved; the others are
+    unaffected. Records go to ``root/autograde_log.json`` (skips are returned, not logged).
     """
     if settings.verdicts not in VERDICTS:
         raise ValueError(
             f"verdicts must be one of {', '.join(VERDICTS)}; got {settings.verdicts!r}"
         )
     started = time.perf_counter()
-    course = as_course(root)
-    plans = []
-    for assignment in assignments:
-        check_gradable(course, assignment)
-    # the term's due dates into the gradebook first: nbgrader judges lateness from there
-    try:
-        term = course_term(course)
-    except TermError as error:
-        raise AutogradeError(str(error)) from None
-    for line in write_due_dates(course, term):
-        if settings.progress:
-            print(line, file=sys.stderr)
-    policy = term.late_policy.as_json()
-    judged: dict[str, Lateness] = {}
-    for assignment in assignments:
-        lateness = late_inputs(course, assignment, policy)
-        to_grade, skipped, odd = plan(
-            course, assignment, settings.students, settings.force, lateness
-        )
-        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
-        refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
-        append_log(course.root, refusals)  # each odd folder its own line; the rest graded
-        plans.append((assignment, to_grade, GradingRun(assignment, skips + refusals)))
-        judged[assignment] = lateness
-        if settings.progress and skipped:
-            print(
-                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
-                file=sys.stderr,
-            )
-    runs = [run for _, _, run in plans]
-    if not any(to_grade for _, to_grade, _ in plans):
+    course = as_course(course)
+    plans = plan_assignments(course, assignments, settings)
+    runs = [each.run for each in plans]
+    if not any(each.to_grade for each in plans):
         for run in runs:
             run.wall_seconds = time.perf_counter() - started
         return runs
     workers = max(1, settings.workers)
     local = settings.scheduler is None
-    trusted = settings.verdicts == "trusted"
-    hide_packages = settings.hide_packages
-    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
-        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
-    sandbox_options, sandbox_label = choose_sandbox(
-        settings.sandbox, hide_packages, hide_engine=trusted
-    )
+    sandbox_options, sandbox_label = run_sandbox(settings)
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = owned_temp_folder("autograde-run-")
     try:
@@ -214,18 +111,74 @@ def autograde_assignments(
                 sandbox_label=sandbox_label,
                 sweep=grading.sweep,
             )
-            for assignment, to_grade, run in plans:
-                if to_grade:
+            for each in plans:
+                if each.to_grade:
                     assignment_started = time.perf_counter()
-                    lateness = judged[assignment]
-                    grade_assignment(cluster, assignment, to_grade, run, settings, lateness)
-                    run.wall_seconds = time.perf_counter() - assignment_started
+                    grade_assignment(
+                        cluster, each.assignment, each.to_grade, each.run, settings, each.lateness
+                    )
+                    each.run.wall_seconds = time.perf_counter() - assignment_started
     finally:
         shutil.rmtree(jobs_root, ignore_errors=True)
     # The first run also carries the cluster's start and stop, and the checks before it.
     overhead = time.perf_counter() - started - sum(run.wall_seconds for run in runs)
     runs[0].wall_seconds += overhead
     return runs
+
+
+@dataclass(frozen=True)
+class AssignmentPlan:
+    """One assignment of a run: who is to be graded, its run so far (skips and refused
+    folders), and the lateness inputs its hand-ins are judged by."""
+
+    assignment: str
+    to_grade: list[str]
+    run: GradingRun
+    lateness: Lateness
+
+
+def plan_assignments(
+    course: Course, assignments: list[str], settings: GradingSettings
+) -> list[AssignmentPlan]:
+    """Check every assignment, write the term's due dates into the gradebook, then plan
+    each: skips returned, refused folders logged, a progress line for the skips."""
+    for assignment in assignments:
+        check_gradable(course, assignment)
+    # the term's due dates into the gradebook first: nbgrader judges lateness from there
+    try:
+        term = course_term(course)
+    except TermError as error:
+        raise AutogradeError(str(error)) from None
+    for line in write_due_dates(course, term):
+        if settings.progress:
+            print(line, file=sys.stderr)
+    policy = term.late_policy.as_json()
+    plans = []
+    for assignment in assignments:
+        lateness = late_inputs(course, assignment, policy)
+        to_grade, skipped, odd = plan(
+            course, assignment, settings.students, settings.force, lateness
+        )
+        skips = [skipped_record(s, assignment, settings.seed_salt) for s in skipped]
+        refusals = [refused_record(s, assignment, settings.seed_salt, w) for s, w in odd.items()]
+        append_log(course.root, refusals)  # each odd folder its own line; the rest graded
+        run = GradingRun(assignment, skips + refusals)
+        plans.append(AssignmentPlan(assignment, to_grade, run, lateness))
+        if settings.progress and skipped:
+            print(
+                f"{assignment}: {len(skipped)} already graded, skipped (force regrades)",
+                file=sys.stderr,
+            )
+    return plans
+
+
+def run_sandbox(settings: GradingSettings) -> tuple[SandboxOptions | None, str]:
+    """The sandbox the run's kernels get, and its label for the records."""
+    trusted = settings.verdicts == "trusted"
+    hide_packages = settings.hide_packages
+    if trusted:  # the checks run in the trusted kernel: no autograd library, no engine
+        hide_packages = tuple(dict.fromkeys((*hide_packages, *AUTOGRAD_PACKAGES)))
+    return choose_sandbox(settings.sandbox, hide_packages, hide_engine=trusted)
 
 
 @dataclass(frozen=True)

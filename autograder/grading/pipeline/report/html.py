@@ -14,7 +14,7 @@ from functools import cache
 
 import jinja2
 
-from autograder.grading.pipeline.html_pages import page_environment
+from autograder.checks.templating import page_environment
 from autograder.grading.pipeline.report.figures import EXERCISES_PNG, GRADES_PNG, GRADING_TIME_PNG
 from autograder.grading.pipeline.report.model import AssignmentReport, Submission, sandbox_text
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jinja2
 
-from autograder.grading.pipeline.html_pages import page_environment
+from autograder.checks.templating import page_environment
 from autograder.grading.pipeline.similarity.compare import Pair, Region
 from autograder.grading.pipeline.similarity.extract import Document, Skipped
 from autograder.grading.pipeline.similarity.settings import Settings

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from autograder import check_array, check_flags, check_parity, check_raises_like
-import autograder.grading_seed
+import autograder
 """
 
 

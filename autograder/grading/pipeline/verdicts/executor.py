@@ -37,6 +37,7 @@ from autograder.grading.pipeline.verdicts.cells import (
     without_autograd,
 )
 from autograder.grading.pipeline.verdicts.kernel_ready import kernel_ready, reply_to
+from autograder.kernel.environment import NO_IMPORT_ENV
 from autograder.kernel.runtime_audit import SERVE_REQUEST
 
 TRUSTED_KERNEL = "autograder-trusted"
@@ -146,7 +147,7 @@ class TrustedExecute(Execute):
             trusted.nb = nb
             env = dict(os.environ, IPYTHONDIR=str(private / "ipython"), PYTHONSAFEPATH="1")
             env["PYTHONNOUSERSITE"] = "1"
-            env.pop("AUTOGRADER_NO_IMPORT", None)  # the student's kernel's, not this one's
+            env.pop(NO_IMPORT_ENV, None)  # the student's kernel's, not this one's
             with trusted.setup_kernel(env=env):
                 self._trusted = trusted
                 code = preamble(self._plan, self._socket)

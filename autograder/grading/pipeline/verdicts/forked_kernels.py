@@ -25,6 +25,9 @@ import subprocess
 import sys
 import traceback
 from contextlib import suppress
+from pathlib import Path
+
+from autograder.kernel import relay_kernel
 
 SWITCH_ENV = "AUTOGRADER_FORKED_KERNELS"
 # Imported by the warm process: what a trusted kernel imports first, and that reads no
@@ -39,27 +42,8 @@ IMPORT_TIME_VARIABLES = (
 )
 _PR_SET_PDEATHSIG = 1
 
-# The relay: the kernelspec's command (``python -S -c RELAY SOCKET KERNEL-ARGS...``).
-RELAY = """\
-import array, json, os, signal, socket, sys
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.connect(sys.argv[1])
-request = json.dumps({"argv": sys.argv[2:], "env": dict(os.environ), "cwd": os.getcwd()})
-data = request.encode()
-streams = (socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2]))
-sock.sendmsg([len(data).to_bytes(4, "big") + data], [streams])
-answers = sock.makefile("rb")
-pid = int(answers.readline())
-def forward(number, frame):
-    try:
-        os.kill(pid, number)
-    except ProcessLookupError:
-        pass
-for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"):
-    signal.signal(getattr(signal, name), forward)
-status = answers.readline().strip()
-os._exit(int(status) if status else 1)
-"""
+# The relay, run by its path as the kernelspec's command (see kernel.relay_kernel).
+RELAY_FILE = Path(relay_kernel.__file__).resolve()
 
 
 def enabled() -> bool:
@@ -69,7 +53,7 @@ def enabled() -> bool:
 
 def relay_argv(kernel_args: list[str]) -> list[str]:
     """The kernelspec command that has this worker's warm process fork the kernel."""
-    return [sys.executable, "-S", "-c", RELAY, warm_socket(), *kernel_args]
+    return [sys.executable, "-S", str(RELAY_FILE), warm_socket(), *kernel_args]
 
 
 _warm: dict[tuple, tuple[subprocess.Popen, str]] = {}

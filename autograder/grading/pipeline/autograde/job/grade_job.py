@@ -35,17 +35,19 @@ from autograder.grading.pipeline.autograde.job.folder_files import (
 )
 from autograder.grading.pipeline.autograde.job.gradebook import quiet_gradebook, read_grade_rows
 from autograder.grading.pipeline.autograde.job.kernel_launch import (
-    AUDIT_HOOK_ENV,
     AUDIT_HOOK_FILE,
-    NO_IMPORT_ENV,
-    SYSCALL_FILTER_ENV,
     SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
 from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox
 from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV, JobOutcome, JobSpec
 from autograder.grading.pipeline.integrity.runtime_record import read_record
-from autograder.kernel.runtime_audit import RECORD_ENV
+from autograder.kernel.environment import (
+    AUDIT_HOOK_ENV,
+    NO_IMPORT_ENV,
+    RECORD_ENV,
+    SYSCALL_FILTER_ENV,
+)
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from autograder.grading.course import system_tools
 from autograder.grading.course.course_root import AutogradeError
 from autograder.grading.pipeline.autograde.job.folder import KERNEL_RUNTIME
+from autograder.kernel import enter_sandbox
 
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
@@ -70,29 +71,9 @@ BASE_OPTIONS = (
     "/tmp",  # IPython's profile and matplotlib's cache need a writable home
 )
 
-# Runs outside the sandbox as ``python -I -S -c LAUNCHER SETTINGS KERNEL-ARGV...``: hides
-# every notebook under the working folder, joins the job's pids cgroup, execs bwrap. bwrap
-# ignores SIGINT, so that nbclient's interrupt on a cell timeout (a SIGINT to the kernel's
-# process group) reaches the kernel without ending bwrap: a signal interrupts a kernel busy
-# in C code, where an interrupt message waits for the kernel's control thread.
-LAUNCHER = """\
-import json, os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-settings = json.loads(sys.argv[1])
-args = [settings["bwrap"], *settings["options"]]
-work = settings["work"]
-for folder, _, names in os.walk(work):
-    for name in sorted(names):
-        if name.endswith(".ipynb"):
-            args += ["--ro-bind", "/dev/null", os.path.join(folder, name)]
-if settings["cgroup"]:
-    with open(os.path.join(settings["cgroup"], "cgroup.procs"), "w") as procs:
-        procs.write(str(os.getpid()))
-cwd = os.getcwd()
-inside = cwd == work or cwd.startswith(work + os.sep)
-args += ["--chdir", cwd if inside else work, "--", *sys.argv[2:]]
-os.execv(args[0], args)
-"""
+# The sandbox's launcher, run by its path outside the sandbox before the kernel: it hides the
+# job's notebooks, joins the job's pids cgroup and execs bwrap (see kernel.enter_sandbox).
+LAUNCHER_FILE = Path(enter_sandbox.__file__).resolve()
 
 
 def forced_off() -> bool:
@@ -232,11 +213,10 @@ def package_location(name: str) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the checks, the
-# kernel's side of grading, the modules notebooks import by name). Whatever else the package
-# holds (the instructor's wing, the reference engine unless lent, old paths of instructor
-# code) is not mounted at all.
-KERNEL_WINGS = ("__init__.py", "checks", "kernel", "grading_seed.py", "graphs.py", "progress.py")
+# The kernel wings: all of the ``autograder`` package a sandboxed kernel sees (the package's
+# names for notebooks, the checks, the kernel's side of grading). Whatever else the package
+# holds (the instructor's wing, the reference engine unless lent) is not mounted at all.
+KERNEL_WINGS = ("__init__.py", "checks", "kernel")
 REFERENCE_ENGINE = "engine"
 
 
@@ -422,7 +402,7 @@ class JobSandbox:
             "work": str(self.work),
             "cgroup": str(self.cgroup) if self.cgroup else "",
         }
-        return [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(settings), *kernel]
+        return [sys.executable, "-I", "-S", str(LAUNCHER_FILE), json.dumps(settings), *kernel]
 
     def close(self) -> None:
         """End every process still in the job's cgroup and remove it."""
