@@ -28,7 +28,7 @@ from autograder.grading.course.nbgrader_workspace import copy_workspace, run_nbg
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
 from autograder.grading.pipeline.autograde import GradingSettings, autograde, load_course
-from autograder.grading.pipeline.autograde.local_cluster import close_kept_cluster
+from autograder.grading.pipeline.autograde.cluster.local_cluster import close_kept_cluster
 from benchmarks.dask_processes import dask_processes
 
 ASSIGNMENT = "00-recipe"

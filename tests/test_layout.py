@@ -89,7 +89,7 @@ def test_the_instructors_commands_do_not_import_torch():
         "import autograder.grading.pipeline.feedback_exporter\n"
         "import autograder.grading.pipeline.preprocessors.clear_hidden_tests\n"
         "import autograder.grading.pipeline.preprocessors.hide_tracebacks\n"
-        "import autograder.grading.pipeline.autograde.dask_worker\n"
+        "import autograder.grading.pipeline.autograde.cluster.dask_worker\n"
         "import autograder.grading.assurance.demo\n"
         "loaded = 'torch' in sys.modules, 'autograder.checks.parity' in sys.modules\n"
         "print(*loaded, file=sys.stderr)\n"
@@ -209,7 +209,10 @@ def test_the_shim_search_sees_planted_shims(tmp_path):
 def test_the_sandbox_shows_a_grading_kernel_exactly_the_kernel_wings():
     """No exception list: the sandbox mounts the kernel wings whole and nothing else of the
     package, and every module a kernel loads (the reference engine aside) lies in them."""
-    from autograder.grading.pipeline.autograde.sandbox import KERNEL_WINGS, hidden_parts_of_package
+    from autograder.grading.pipeline.autograde.job.sandbox import (
+        KERNEL_WINGS,
+        hidden_parts_of_package,
+    )
 
     hidden = hidden_parts_of_package(PACKAGE)
     shown = {entry.name for entry in PACKAGE.iterdir() if entry not in hidden}
@@ -297,3 +300,80 @@ def test_the_tool_search_sees_planted_lookups():
     by_name, by_path = "shutil.which(" + '"bwrap"', '"/usr/bin/' + "chromium"
     planted = f'a = {by_name})\nb = Path({by_path}")\nc = which("node")'
     assert tools_found_by_name(planted) == [by_name, by_path]
+
+
+# Inside pipeline/: the rooms of autograde/, each with the rooms of autograde/ it may import.
+# The run (autograde/'s own modules) reaches down to all; the cluster runs jobs; a job and
+# the intake stand alone; verdicts/, which a job's kernels use, imports none of it.
+AUTOGRADE = PACKAGE / "grading" / "pipeline" / "autograde"
+VERDICTS = PACKAGE / "grading" / "pipeline" / "verdicts"
+AUTOGRADE_ROOMS = ("job", "intake", "cluster")
+MAY_IMPORT = {
+    "run": {"run", *AUTOGRADE_ROOMS},
+    "cluster": {"cluster", "job"},
+    "job": {"job"},
+    "intake": {"intake"},
+    "verdicts": set(),
+}
+
+
+def autograde_room(name: str) -> str | None:
+    """The room of autograde/ that the module ``name`` lies in (None: outside autograde/)."""
+    package = "autograder.grading.pipeline.autograde"
+    if name != package and not name.startswith(package + "."):
+        return None
+    inner = name.removeprefix(package).lstrip(".").split(".")[0]
+    return inner if inner in AUTOGRADE_ROOMS else "run"
+
+
+def floor_breaches(room: str, names: set[str]) -> list[str]:
+    """The modules of ``names`` in a room of autograde/ that ``room`` may not import."""
+    return sorted(
+        name
+        for name in names
+        if (target := autograde_room(name)) is not None and target not in MAY_IMPORT[room]
+    )
+
+
+def room_of(path: Path) -> str:
+    """The room of a module file of autograde/ or verdicts/."""
+    if VERDICTS in path.parents:
+        return "verdicts"
+    first = path.relative_to(AUTOGRADE).parts[0]
+    return first if first in AUTOGRADE_ROOMS else "run"
+
+
+def test_autograde_has_its_rooms_and_each_imports_only_down():
+    folders = {p.name for p in AUTOGRADE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(AUTOGRADE_ROOMS)
+    modules = [*sorted(AUTOGRADE.rglob("*.py")), *sorted(VERDICTS.rglob("*.py"))]
+    breaches = {
+        str(path.relative_to(PACKAGE)): bad
+        for path in modules
+        if (bad := floor_breaches(room_of(path), imported_modules(path)))
+    }
+    assert not breaches, breaches
+
+
+@pytest.mark.parametrize(
+    ("room", "planted"),
+    [
+        ("job", "from autograder.grading.pipeline.autograde.log import GradingRecord"),
+        ("job", "from autograder.grading.pipeline.autograde import autograde"),
+        ("job", "from autograder.grading.pipeline.autograde.cluster.processes import x"),
+        ("intake", "import autograder.grading.pipeline.autograde.run"),
+        ("intake", "from autograder.grading.pipeline.autograde.cluster import dask_cluster"),
+        ("cluster", "from autograder.grading.pipeline.autograde.intake.zip_collect import x"),
+        ("cluster", "from autograder.grading.pipeline.autograde.jobs import RunFiles"),
+        ("verdicts", "from autograder.grading.pipeline.autograde.job.sandbox import x"),
+        ("verdicts", "from autograder.grading.pipeline.autograde import STATUSES"),
+    ],
+)
+def test_a_floor_breach_inside_pipeline_is_seen(tmp_path, room, planted):
+    """Would each floor's check notice a planted import that runs back up (or across)?"""
+    path = tmp_path / "planted.py"
+    path.write_text(f"import numpy\n{planted}\nfrom autograder.grading.course import term\n")
+    breaches = floor_breaches(room, imported_modules(path))
+    assert breaches and all("pipeline.autograde" in name for name in breaches), breaches
+    fine = "from autograder.grading.pipeline.autograde.job.spec import JobSpec"
+    assert floor_breaches("cluster", imported_modules_in(fine)) == []

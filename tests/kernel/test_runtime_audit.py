@@ -12,7 +12,7 @@ import pytest
 from tiny_course import hand_in, tiny_course
 
 from autograder.grading.pipeline.autograde import GradingSettings, autograde, load_course
-from autograder.grading.pipeline.autograde.kernel_launch import AUDIT_HOOK_FILE
+from autograder.grading.pipeline.autograde.job.kernel_launch import AUDIT_HOOK_FILE
 from autograder.grading.pipeline.integrity import read_flags, scan_assignment
 from autograder.grading.pipeline.integrity.runtime_record import read_record
 
@@ -228,7 +228,7 @@ def test_a_notebook_not_saved_after_its_run_is_counted_as_nbclient_runs_it():
 
 
 def test_a_killed_workers_record_is_salvaged_from_its_job_folder(tmp_path):
-    from autograder.grading.pipeline.autograde.jobs import salvaged_record
+    from autograder.grading.pipeline.autograde.job.folder import salvaged_record
     from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME
 
     job = tmp_path / "autograde-job-1"

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from autograder.grading.pipeline.autograde.kernel_launch import SYSCALL_FILTER_FILE
+from autograder.grading.pipeline.autograde.job.kernel_launch import SYSCALL_FILTER_FILE
 from autograder.kernel import syscall_filter
 
 # Loads the filter by its file, as the kernel's launcher does, then tries every call.

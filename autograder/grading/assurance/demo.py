@@ -26,7 +26,7 @@ from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import REPO_ROOT, SOLUTIONS_DIR, assignments
 from autograder.grading.course.run_progress import clock_text, print_to_stderr
 from autograder.grading.course.scores import Score, cell_scores, read_export
-from autograder.grading.pipeline.autograde.sandbox import (
+from autograder.grading.pipeline.autograde.job.sandbox import (
     NOT_SANDBOXED,
     SANDBOXED,
     unavailable_reason,

@@ -121,7 +121,7 @@ def cuda_finding() -> Finding:
 
 
 def sandbox_finding() -> Finding:
-    from autograder.grading.pipeline.autograde import sandbox
+    from autograder.grading.pipeline.autograde.job import sandbox
 
     reason = sandbox.unavailable_reason()
     if reason is not None:
@@ -148,7 +148,7 @@ def filter_finding() -> Finding:
 
 def sandboxed_kernel_finding() -> Finding:
     """Whether a grading kernel starts in the sandbox, under the filter, and answers."""
-    from autograder.grading.pipeline.autograde import sandbox
+    from autograder.grading.pipeline.autograde.job import sandbox
 
     if sandbox.unavailable_reason() is not None:
         return Finding("sandboxed kernel", "not tried (no sandbox: see above)", False)
@@ -170,12 +170,12 @@ def start_sandboxed_kernel() -> str:
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
 
-    from autograder.grading.pipeline.autograde.kernel_launch import (
+    from autograder.grading.pipeline.autograde.job.kernel_launch import (
         KERNEL_NAME,
         SYSCALL_FILTER_FILE,
         write_kernelspec,
     )
-    from autograder.grading.pipeline.autograde.sandbox import JobSandbox, SandboxOptions
+    from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox, SandboxOptions
     from autograder.kernel import environment
 
     with tempfile.TemporaryDirectory(prefix="doctor-") as folder:

@@ -15,6 +15,7 @@ from autograder.grading.cli.common import (
     exclusive,
 )
 from autograder.grading.cli.grading_flags import add_grading_flags, grading_settings
+from autograder.grading.course.grading_status import Status
 
 if TYPE_CHECKING:
     from autograder.grading.course.course_root import Course
@@ -90,11 +91,9 @@ def grade(course: "Course", args: argparse.Namespace) -> "GradingRun":
 
 def finish(course: "Course", args: argparse.Namespace, graded: "GradingRun") -> int:
     """Print the run's summary; scan unless nothing was graded; 1 when any failed to grade."""
-    from autograder.grading.pipeline.autograde.log import BAD_ID
-
     _print_summary(args.assignment, graded)
-    errored = graded.with_status("error")
-    attempted = [r for r in graded.records if r.status != "skipped"]
+    errored = graded.with_status(Status.ERROR)
+    attempted = [r for r in graded.records if r.status != Status.SKIPPED]
     if errored and len(errored) == len(attempted):
         # Nothing was graded: a fault of the grading itself (worker, gradebook), not of
         # the students' code; no scan of notebooks that were not graded.
@@ -105,7 +104,7 @@ def finish(course: "Course", args: argparse.Namespace, graded: "GradingRun") -> 
         )
         return 1
     _scan(course, args.assignment, args.zero_flagged)
-    odd = graded.with_status(BAD_ID)
+    odd = graded.with_status(Status.BAD_ID)
     if odd:
         print(
             f"error: {len(odd)} hand-in(s) not graded, their folder names are not ids nbgrader "
@@ -128,7 +127,7 @@ def _print_summary(assignment: str, graded: "GradingRun") -> None:
     print(f"{assignment}: {summary or 'nothing to grade'} in {graded.wall_seconds:.0f} s")
     for record in graded.failures:
         print(f"  {record.student}: {record.status}: {record.message}")
-    for record in graded.with_status("graded"):
+    for record in graded.with_status(Status.GRADED):
         if record.message:  # a note on the hand-in (its timestamp), not a failure
             print(f"  {record.student}: note: {record.message}")
 

@@ -10,6 +10,7 @@ then takes the complete records from its start (the one being written is lost, a
 have been had the run been killed a moment earlier).
 """
 
+import datetime as dt
 import json
 import os
 from pathlib import Path
@@ -86,3 +87,8 @@ def rewrite(path: Path, records: list) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(text)
     os.replace(temporary, path)
+
+
+def utc_now() -> str:
+    """Now as ISO 8601 with the UTC offset, the records' time format."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.grading.assurance import doctor
 from autograder.grading.course import system_tools
-from autograder.grading.pipeline.autograde import sandbox
+from autograder.grading.pipeline.autograde.job import sandbox
 
 CAPABILITIES = (
     "Python",

@@ -35,8 +35,8 @@ from autograder.grading.pipeline.autograde import (
     read_log_json,
     snapshot_gradebook,
 )
-from autograder.grading.pipeline.autograde.job_gradebook import job_gradebook_bytes, read_grade_rows
-from autograder.grading.pipeline.autograde.jobs import Job
+from autograder.grading.pipeline.autograde.job.gradebook import job_gradebook_bytes, read_grade_rows
+from autograder.grading.pipeline.autograde.job.spec import Job
 from autograder.grading.pipeline.autograde.merge import copy_auto_grades
 
 pytestmark = pytest.mark.slow
@@ -386,8 +386,8 @@ def test_collect_zip_fills_submitted_with_nbgraders_zip_collect(probe, tmp_path)
 
 
 def test_a_second_attempt_after_a_dead_kernel_is_said_in_the_record(tmp_path):
-    from autograder.grading.pipeline.autograde.dask_cluster import after_retry
-    from autograder.grading.pipeline.autograde.jobs import JobResult
+    from autograder.grading.pipeline.autograde.cluster.dask_cluster import after_retry
+    from autograder.grading.pipeline.autograde.job.spec import JobResult
 
     job = Job("ada", RECIPE, 1, str(tmp_path), None, None, None)
     died = JobResult(job, "kernel-died", "the kernel died", 3.0, None, {}, "first output")
@@ -465,8 +465,8 @@ def leak_specs(root, tmp_path):
 def test_nothing_of_a_job_reaches_the_next_one_in_the_same_worker(leak_course, tmp_path):
     import pickle
 
-    from autograder.grading.pipeline.autograde.dask_cluster import grading_client
-    from autograder.grading.pipeline.autograde.dask_worker import grade_payload
+    from autograder.grading.pipeline.autograde.cluster.dask_cluster import grading_client
+    from autograder.grading.pipeline.autograde.cluster.dask_worker import grade_payload
 
     first, second = leak_specs(leak_course, tmp_path)
     with grading_client(workers=1) as grading:
@@ -491,7 +491,7 @@ def test_a_job_graded_in_process_leaves_the_process_as_it_was(leak_course, tmp_p
     (the first job may open what every later one reuses, such as zmq's context)."""
     import logging
 
-    from autograder.grading.pipeline.autograde.grade_job import grade_job
+    from autograder.grading.pipeline.autograde.job.grade_job import grade_job
 
     first, second = leak_specs(leak_course, tmp_path)
     loggers = [logging.getLogger(), logging.getLogger("traitlets")]

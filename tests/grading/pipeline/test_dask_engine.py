@@ -36,9 +36,9 @@ from autograder.grading.pipeline.autograde import (
     autograde,
     read_log_json,
 )
-from autograder.grading.pipeline.autograde.dask_cluster import RETRIED
-from autograder.grading.pipeline.autograde.local_cluster import LOCAL_SCHEDULER_CONFIG
-from autograder.grading.pipeline.autograde.sandbox import SANDBOX_ENV
+from autograder.grading.pipeline.autograde.cluster.dask_cluster import RETRIED
+from autograder.grading.pipeline.autograde.cluster.local_cluster import LOCAL_SCHEDULER_CONFIG
+from autograder.grading.pipeline.autograde.job.sandbox import SANDBOX_ENV
 
 pytestmark = pytest.mark.slow
 

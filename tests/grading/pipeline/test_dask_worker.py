@@ -7,9 +7,9 @@ import sys
 
 PREPARE = """\
 import os
-from autograder.grading.pipeline.autograde.dask_worker import prepare_process
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
-from autograder.grading.pipeline.autograde.processes import is_subreaper
+from autograder.grading.pipeline.autograde.cluster.dask_worker import prepare_process
+from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV
+from autograder.grading.pipeline.autograde.cluster.processes import is_subreaper
 prepare_process()
 path = os.environ["PATH"]
 prepare_process()

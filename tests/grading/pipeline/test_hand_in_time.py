@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from autograder.grading.pipeline.autograde.hand_in_time import TIMESTAMP, vetted
+from autograder.grading.pipeline.autograde.intake.hand_in_time import TIMESTAMP, vetted
 
 NOW = dt.datetime(2026, 12, 7, 12, tzinfo=dt.UTC)
 NOTEBOOK = {"a.ipynb": b"{}"}

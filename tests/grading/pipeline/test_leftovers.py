@@ -20,8 +20,8 @@ from autograder.grading.course import system_tools
 from autograder.grading.course.course_lock import LOCK_NAME
 from autograder.grading.course.scores import cell_scores
 from autograder.grading.pipeline.autograde import GradingSettings, autograde, read_log_json
-from autograder.grading.pipeline.autograde.processes import is_subreaper
-from autograder.grading.pipeline.autograde.sandbox import SANDBOX_ENV, unavailable_reason
+from autograder.grading.pipeline.autograde.cluster.processes import is_subreaper
+from autograder.grading.pipeline.autograde.job.sandbox import SANDBOX_ENV, unavailable_reason
 
 pytestmark = pytest.mark.slow
 

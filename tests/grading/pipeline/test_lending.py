@@ -12,7 +12,7 @@ import time
 import pytest
 
 from autograder.grading.course import system_tools
-from autograder.grading.pipeline.autograde.sandbox import (
+from autograder.grading.pipeline.autograde.job.sandbox import (
     BASE_OPTIONS,
     find_bwrap,
     unavailable_reason,

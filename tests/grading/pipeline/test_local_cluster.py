@@ -9,13 +9,13 @@ import time
 import psutil
 import pytest
 
-from autograder.grading.pipeline.autograde.dask_cluster import grading_client
-from autograder.grading.pipeline.autograde.local_cluster import (
+from autograder.grading.pipeline.autograde.cluster.dask_cluster import grading_client
+from autograder.grading.pipeline.autograde.cluster.local_cluster import (
     KEPT,
     KeptCluster,
     close_kept_cluster,
 )
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, sweeping
+from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV
 
 
 def worker_pids(grading) -> set[int]:
@@ -72,11 +72,11 @@ def test_a_worker_started_again_between_runs_is_kept_by_the_next_runs_sweep(no_k
     deadline = time.monotonic() + 60
     while worker_pids_now(first) in ({pid}, set()) and time.monotonic() < deadline:
         time.sleep(0.2)
-    with grading_client(workers=1) as second, sweeping(second.local_tag) as sweeper:
+    with grading_client(workers=1) as second:
         assert second.local_tag == first.local_tag
         (again,) = worker_pids(second)
         assert again != pid and marker_of(again) is None
-        assert sweeper.sweep() == 0 and psutil.pid_exists(again)
+        assert second.sweep() == 0 and psutil.pid_exists(again)
         assert worker_pids(second) == {again}
 
 

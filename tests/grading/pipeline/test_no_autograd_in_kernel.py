@@ -10,10 +10,10 @@ import pytest
 from tiny_course import hand_in, tiny_course
 
 from autograder.grading.course import system_tools
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.scores import cell_scores
 from autograder.grading.pipeline.autograde import GradingSettings, autograde
-from autograder.grading.pipeline.autograde.sandbox import (
-    AUTOGRAD_PACKAGES,
+from autograder.grading.pipeline.autograde.job.sandbox import (
     KERNEL_WINGS,
     SANDBOX_ENV,
     JobSandbox,

@@ -6,8 +6,8 @@ import sys
 
 SWEEP = """\
 import os, subprocess, time
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, sweeping
-from autograder.grading.pipeline.autograde.processes import is_subreaper
+from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV, sweeping
+from autograder.grading.pipeline.autograde.cluster.processes import is_subreaper
 quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # a failure ends at once
 old = subprocess.Popen(["sleep", "60"], **quiet)
 with sweeping("autograde-run-x") as sweeper:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import psutil
 
-from autograder.grading.pipeline.autograde.dask_worker import running_file
-from autograder.grading.pipeline.autograde.jobs import Job
-from autograder.grading.pipeline.autograde.overruns import GRACE, Overruns
+from autograder.grading.pipeline.autograde.cluster.dask_worker import running_file
+from autograder.grading.pipeline.autograde.cluster.overruns import GRACE, Overruns
+from autograder.grading.pipeline.autograde.job.spec import Job
 
 LIMIT = 10.0
 

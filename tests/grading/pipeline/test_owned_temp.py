@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
+from autograder.grading.course.owned_temp import owned_temp_folder
 
 
 def ended_pid() -> int:

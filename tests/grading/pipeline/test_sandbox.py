@@ -24,8 +24,9 @@ from autograder.grading.course import system_tools
 from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
 from autograder.grading.course.scores import cell_scores
-from autograder.grading.pipeline.autograde import GradingSettings, autograde, read_log_json, sandbox
-from autograder.grading.pipeline.autograde.sandbox import (
+from autograder.grading.pipeline.autograde import GradingSettings, autograde, read_log_json
+from autograder.grading.pipeline.autograde.job import sandbox
+from autograder.grading.pipeline.autograde.job.sandbox import (
     DEFAULT_MAX_PROCESSES,
     PIDS_CGROUP,
     SANDBOX_ENV,

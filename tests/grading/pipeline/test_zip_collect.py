@@ -17,8 +17,8 @@ from autograder.grading.cli import main
 from autograder.grading.course.course_root import AutogradeError
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.pipeline.autograde import collect_zip
-from autograder.grading.pipeline.autograde.zip_collect import COLLECT_LOG_NAME
-from autograder.grading.pipeline.autograde.zip_vetting import vet_download
+from autograder.grading.pipeline.autograde.intake.zip_collect import COLLECT_LOG_NAME
+from autograder.grading.pipeline.autograde.intake.zip_vetting import vet_download
 
 A = "00-recipe"
 NOTEBOOK = nbformat.writes(nbformat.v4.new_notebook()).encode()

@@ -22,13 +22,14 @@ from autograder.grading.assurance.cohort import REFERENCE, build_submission
 from autograder.grading.assurance.mutation.mutants import Mutant
 from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.course_root import Course
+from autograder.grading.course.grading_status import Status
 from autograder.grading.course.repo_paths import notebook_path
 from autograder.grading.course.scores import Score, cell_scores
 from autograder.grading.pipeline.autograde import GradingSettings, autograde
 
 # Grading statuses of a submission that did not finish normally: the mutant is killed
 # (a student's code that hangs or crashes earns nothing), but counted apart.
-CRASHED = ("timeout", "kernel-died", "memory", "error")
+CRASHED = (Status.TIMEOUT, Status.KERNEL_DIED, Status.MEMORY, Status.ERROR)
 
 
 class MutationError(RuntimeError):

@@ -8,6 +8,7 @@ from autograder.grading.assurance.redteam.cheat import (
     torch_cheat,
     with_wrong_power_rule,
 )
+from autograder.grading.course.grading_status import Status
 
 CHEATS: tuple[Cheat, ...] = (
     torch_cheat("cheat-torch-compiled-string", "audit", flags=frozenset({"runtime-code"})),
@@ -65,6 +66,6 @@ CHEATS: tuple[Cheat, ...] = (
         honest_points=0,
         defence="audit",
         flags=frozenset({"runtime-file", "runtime-code"}),
-        sandboxed=("graded", frozenset()),
+        sandboxed=(Status.GRADED, frozenset()),
     ),
 )

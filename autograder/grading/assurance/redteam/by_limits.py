@@ -8,6 +8,7 @@ from autograder.grading.assurance.redteam.cheat import (
     detached_alive,
     in_cell,
 )
+from autograder.grading.course.grading_status import Status
 
 CHEATS: tuple[Cheat, ...] = (
     Cheat(
@@ -16,7 +17,7 @@ CHEATS: tuple[Cheat, ...] = (
         BLANK,
         in_cell("scalar", "", "while True:\n    pass"),
         honest_points=0,
-        status="timeout",
+        status=Status.TIMEOUT,
         defence="limits",
     ),
     Cheat(
@@ -26,7 +27,7 @@ CHEATS: tuple[Cheat, ...] = (
         in_cell("scalar", "", "hoard = []\nwhile True:\n    hoard.append(bytearray(10**8))"),
         honest_points=0,
         # On a loaded machine the cell timeout can come before the memory limit.
-        status="memory or timeout",
+        status=f"{Status.MEMORY} or {Status.TIMEOUT}",
         defence="limits",
     ),
     Cheat(
@@ -35,7 +36,7 @@ CHEATS: tuple[Cheat, ...] = (
         BLANK,
         in_cell("scalar", "", "import os\nos._exit(1)"),
         honest_points=0,
-        status="kernel-died",
+        status=Status.KERNEL_DIED,
         defence="limits",
     ),
     Cheat(
@@ -54,10 +55,10 @@ CHEATS: tuple[Cheat, ...] = (
         BLANK,
         in_cell("scalar", "", code.STOP_WORKER),
         honest_points=0,
-        status="timeout",
+        status=Status.TIMEOUT,
         defence="limits",
         flags=frozenset({"runtime-process"}),
-        sandboxed=("graded", frozenset({"runtime-process"})),
+        sandboxed=(Status.GRADED, frozenset({"runtime-process"})),
     ),
     Cheat(
         "cheat-kill-worker",
@@ -65,9 +66,9 @@ CHEATS: tuple[Cheat, ...] = (
         BLANK,
         in_cell("scalar", "", code.KILL_WORKER),
         honest_points=0,
-        status="kernel-died",
+        status=Status.KERNEL_DIED,
         defence="limits",
         flags=frozenset({"runtime-process"}),
-        sandboxed=("graded", frozenset({"runtime-process"})),
+        sandboxed=(Status.GRADED, frozenset({"runtime-process"})),
     ),
 )

@@ -10,6 +10,7 @@ from autograder.grading.assurance.redteam.cheat import (
     in_cell,
     with_wrong_power_rule,
 )
+from autograder.grading.course.grading_status import Status
 
 # The reference engine reached by several routes: sandboxed, it is not there (nothing is
 # gained); unsandboxed, each route is flagged and zeroing takes the points.
@@ -22,7 +23,7 @@ ENGINE_CHEATS: tuple[Cheat, ...] = tuple(
         honest_points=2,
         defence="sandbox",
         flags=frozenset(flags),
-        sandboxed=("graded", frozenset()),
+        sandboxed=(Status.GRADED, frozenset()),
     )
     for student, story, source, flags in (
         (
@@ -79,6 +80,6 @@ CHEATS: tuple[Cheat, ...] = (
         defence="sandbox",
         flags=frozenset({"runtime-file"}),
         harm=file_changed(VICTIM),
-        sandboxed=("graded", frozenset()),
+        sandboxed=(Status.GRADED, frozenset()),
     ),
 )

@@ -9,6 +9,7 @@ from autograder.grading.assurance.redteam.cheat import (
     torch_cheat,
     with_wrong_power_rule,
 )
+from autograder.grading.course.grading_status import Status
 
 CHEATS: tuple[Cheat, ...] = (
     torch_cheat("cheat-torch-builtins-table", "trusted"),
@@ -49,8 +50,8 @@ CHEATS: tuple[Cheat, ...] = (
         honest_points=1,
         defence="trusted",
         assignment=LENDING,
-        status="graded",
-        sandboxed=("kernel-died", frozenset()),
+        status=Status.GRADED,
+        sandboxed=(Status.KERNEL_DIED, frozenset()),
     ),
     Cheat(
         "cheat-copy-process",
@@ -61,7 +62,7 @@ CHEATS: tuple[Cheat, ...] = (
         honest_points=1,
         defence="trusted",
         assignment=LENDING,
-        sandboxed=("kernel-died", frozenset()),
+        sandboxed=(Status.KERNEL_DIED, frozenset()),
     ),
     Cheat(
         "cheat-copy-writes-kernel",

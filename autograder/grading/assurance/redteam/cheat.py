@@ -12,6 +12,7 @@ from nbgrader.utils import is_grade
 
 import autograder.grading.assurance.redteam.cheat_code as code
 from autograder.grading.assurance.cohort import REFERENCE, plant_edit
+from autograder.grading.course.grading_status import Status
 
 ASSIGNMENT = "00-recipe"
 LENDING = "02-how-it-works"  # its checks lend the reference's other exercises
@@ -59,7 +60,7 @@ class Cheat:
     edit: Callable[[nbformat.NotebookNode], None]
     honest_points: float  # what the honest work alone earns
     flags: frozenset[str] = frozenset()  # rules the scan must raise
-    status: str = "graded"  # how grading must end
+    status: str = Status.GRADED  # how grading must end (or: "A or B")
     defence: str = "scan"  # one of DEFENCES: what stops this cheat
     # What lasting harm it did, from the course before the run ("" for none).
     harm: Callable[[Path, dict[str, str]], str] | None = None

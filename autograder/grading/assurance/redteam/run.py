@@ -25,7 +25,7 @@ from autograder.grading.pipeline.autograde import (
     GradingSettings,
     autograde,
 )
-from autograder.grading.pipeline.autograde.sandbox import SANDBOXED
+from autograder.grading.pipeline.autograde.job.sandbox import SANDBOXED
 from autograder.grading.pipeline.grading_settings import DEFAULT_VERDICTS
 from autograder.grading.pipeline.integrity import CHEATING_RULES, Flag, scan_assignment
 

@@ -5,7 +5,7 @@ gradebook, and a student whose code loops forever, eats all memory or kills its 
 stalls or aborts the run. Here the submissions are graded as jobs on a Dask cluster: by
 default a local one of ``workers`` processes, started and stopped by the run, or an existing
 one of any number of machines (``scheduler``). Each worker process imports nbgrader
-once. A job is plain data (``job_spec``), pickled to bytes: the submission's and the
+once. A job is plain data (``job.spec``), pickled to bytes: the submission's and the
 source's files, the course's config, and a private gradebook (the course's
 assignments and this student's own rows, nobody else's: the student's code can read the
 job folder). The worker writes it into a fresh folder outside the course root, runs
@@ -34,22 +34,17 @@ What nbgrader 0.9 does with faulty code, and what happens here:
   kills every worker it runs on ends as Dask's ``KilledWorker``: ``kernel-died`` too.
 - a file nbgrader cannot grade (not JSON, not a notebook, grade ids it does not know):
   nbgrader fails the whole submission with its own exception. Found before the job is
-  sent (``notebook_check``) and recorded as ``invalid-notebook``, 0 on every cell, with
+  sent (``intake.notebook_check``) and recorded as ``invalid-notebook``, 0 on every cell, with
   the reason; a notebook whose nbgrader metadata was stripped is restored and graded.
 - the wall-clock limit kills the job's kernel (a kernel that ignores the interrupt, so
   every cell waits its whole timeout): ``timeout``, 0 on every cell, flagged.
 
-Modules: ``plan`` (what to grade, resume), ``job_gradebook`` (each job's private
-gradebook), ``job_spec`` (a job and its outcome as plain data), ``jobs`` (building a job,
-its result), ``dask_cluster`` (the cluster, jobs sent and results recorded once),
-``dask_worker`` and ``grade_job`` (the worker's side), ``kernel_launch`` (the limited
-kernel), ``sandbox`` (bubblewrap), ``processes`` (finding and killing a job's leftover
-processes), ``orphans`` (the grading process's sweep of a local cluster's orphans),
-``overruns`` (the time limit of a stopped local worker), ``in_flight`` (jobs in flight
-when a run died), ``notebook_check`` (files nbgrader cannot grade), ``classify``
-(statuses), ``merge`` (into the course gradebook), ``log`` (autograde_log.json),
-``status_line``, ``zip_vetting`` (reading an LMS zip safely), ``zip_collect`` and ``run``
-(``autograde`` itself).
+The rooms: ``job/`` is one submission on the worker's side (its spec, folder, private
+gradebook, sandboxed kernel and nbgrader's run), ``cluster/`` where jobs run (local or
+Dask, and the processes they leave), ``intake/`` what comes in before grading (LMS zips,
+hand-in times, files nbgrader cannot grade); the run itself (``autograde`` and what it
+plans, merges and logs) is this package's own modules. Each room imports only those
+below it (``tests/test_layout.py``).
 """
 
 from autograder.grading.course.course_root import (
@@ -59,7 +54,9 @@ from autograder.grading.course.course_root import (
     load_course,
     submitted_students,
 )
-from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.intake.zip_collect import collect_zip
+from autograder.grading.pipeline.autograde.job.gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.log import (
     LOG_NAME,
     STATUSES,
@@ -69,9 +66,7 @@ from autograder.grading.pipeline.autograde.log import (
     read_log_json,
 )
 from autograder.grading.pipeline.autograde.merge import OUTPUT_LOGS
-from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
 from autograder.grading.pipeline.autograde.run import autograde
-from autograder.grading.pipeline.autograde.zip_collect import collect_zip
 from autograder.grading.pipeline.grading_settings import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_SUBMISSION_TIMEOUT,

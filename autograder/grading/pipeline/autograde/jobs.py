@@ -1,52 +1,12 @@
-"""One submission graded as a job on a Dask worker: the job described as plain data (its
-files as bytes, its settings), and its outcome or failure (time limit, dead worker) as a
-JobResult."""
+"""A run's jobs described from the course: its config and files read once, and each job's
+spec (its files as bytes, its private gradebook, its limits) built to send."""
 
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading.course.course_root import Course
-from autograder.grading.pipeline.autograde.job_gradebook import job_gradebook_bytes
-from autograder.grading.pipeline.autograde.job_spec import GradeRows, JobSpec
-from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
-from autograder.grading.pipeline.integrity.runtime_record import (
-    RECORD_NAME,
-    RuntimeRecord,
-    read_record,
-)
-
-
-@dataclass(frozen=True)
-class Job:
-    """One submission to grade, and the limits it runs under."""
-
-    student: str
-    assignment: str
-    seed: int
-    token: str  # marks the job's kernel and its children (in their environment)
-    cell_timeout: int | None
-    memory_limit_mb: int | None
-    submission_timeout: float | None
-    verdicts: str = "trusted"  # who runs the test cells: see verdicts.executor
-    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
-
-
-@dataclass(frozen=True)
-class JobResult:
-    """How a job ended: status, the grades and autograded files if any, and its output."""
-
-    job: Job
-    status: str
-    message: str
-    seconds: float
-    grades: GradeRows | None  # None: nbgrader saved no grades
-    autograded: dict[str, bytes]
-    output: str
-    runtime: RuntimeRecord | None = None  # what the student's code did (audit hook)
-
-    @property
-    def grades_saved(self) -> bool:
-        return self.grades is not None
+from autograder.grading.pipeline.autograde.job.gradebook import job_gradebook_bytes
+from autograder.grading.pipeline.autograde.job.spec import Job, JobSpec
 
 
 def config_as_dict(course: Course) -> dict:
@@ -126,27 +86,3 @@ def build_spec(
         verdicts=job.verdicts,
         sandbox=job.sandbox,
     )
-
-
-def failed(
-    job: Job,
-    status: str,
-    message: str,
-    seconds: float,
-    output: str = "",
-    runtime: RuntimeRecord | None = None,
-) -> JobResult:
-    """A job that saved no grades."""
-    return JobResult(job, status, message, seconds, None, {}, output, runtime)
-
-
-def salvaged_record(scratch: Path | None, student: str) -> RuntimeRecord | None:
-    """The runtime record a killed worker left in the job's folder (under the run's scratch
-    folder, removed at the end of the run), or None when there is none."""
-    if scratch is None:
-        return None
-    folders = [p.parent.parent for p in scratch.glob(f"autograde-job-*/submitted/{student}")]
-    records = [f / RECORD_NAME for f in folders if (f / RECORD_NAME).is_file()]
-    if not records:
-        return None
-    return read_record(max(records, key=lambda path: path.stat().st_mtime))

@@ -1,29 +1,15 @@
 """What each grading did: the records of autograde_log.json, which a later run reads to
 skip submissions graded cleanly before, and the summary one ``autograde`` call returns."""
 
-import datetime as dt
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder.grading.course.course_root import LOG_NAME, AutogradeError
+from autograder.grading.course.grading_status import Status
 from autograder.grading.course.json_records import append_records, read_records
 
-# A file nbgrader cannot grade (not a notebook, unknown grade ids): the student's, 0.
-INVALID_NOTEBOOK = "invalid-notebook"
-# A hand-in folder whose name nbgrader cannot take as an id (spaces around it, a pattern):
-# not graded until the instructor renames it.
-BAD_ID = "bad-id"
-STATUSES = (
-    "graded",
-    "timeout",
-    "kernel-died",
-    "memory",
-    INVALID_NOTEBOOK,
-    "error",
-    "skipped",
-    BAD_ID,
-)
+STATUSES = tuple(Status)
 
 
 @dataclass(frozen=True)
@@ -32,7 +18,7 @@ class GradingRecord:
 
     student: str
     assignment: str
-    status: str  # one of STATUSES
+    status: Status
     seconds: float
     seed: int
     message: str
@@ -48,7 +34,7 @@ class GradingRecord:
     @property
     def failed(self) -> bool:
         """The submission did not grade cleanly (neither graded nor skipped)."""
-        return self.status not in ("graded", "skipped")
+        return self.status not in (Status.GRADED, Status.SKIPPED)
 
 
 @dataclass
@@ -90,8 +76,3 @@ def append_log(root: Path, new: list[GradingRecord]) -> None:
         append_records(Path(root) / LOG_NAME, [r.as_dict() for r in new])
     except ValueError as error:
         raise AutogradeError(str(error)) from None
-
-
-def utc_now() -> str:
-    """Now as ISO 8601 with the UTC offset, the log's time format."""
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

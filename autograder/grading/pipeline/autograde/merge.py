@@ -9,13 +9,18 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from autograder.grading.course.course_root import Course
+from autograder.grading.course.grading_status import Status
+from autograder.grading.course.json_records import utc_now
 from autograder.grading.course.repo_paths import notebook_path
-from autograder.grading.pipeline.autograde.grade_job import write_files
-from autograder.grading.pipeline.autograde.hand_in_time import LONGEST, TIMESTAMP, read_timestamp
-from autograder.grading.pipeline.autograde.job_gradebook import quiet_gradebook
-from autograder.grading.pipeline.autograde.job_spec import GradeRows
-from autograder.grading.pipeline.autograde.jobs import JobResult
-from autograder.grading.pipeline.autograde.log import GradingRecord, utc_now
+from autograder.grading.pipeline.autograde.intake.hand_in_time import (
+    LONGEST,
+    TIMESTAMP,
+    read_timestamp,
+)
+from autograder.grading.pipeline.autograde.job.folder_files import write_files
+from autograder.grading.pipeline.autograde.job.gradebook import quiet_gradebook
+from autograder.grading.pipeline.autograde.job.spec import GradeRows, JobResult
+from autograder.grading.pipeline.autograde.log import GradingRecord
 from autograder.grading.pipeline.integrity.flags import Flag
 from autograder.grading.pipeline.integrity.record import record_runtime_flags
 from autograder.grading.pipeline.integrity.runtime_record import in_run_order, runtime_flags
@@ -137,7 +142,7 @@ def finish_job(course: Course, result: JobResult) -> GradingRecord:
         flags = job_runtime_flags(course, result)
         record_runtime_flags(course.root, job.assignment, job.student, flags)
     except Exception as error:  # one broken job must not stop the run
-        status, message = "error", f"could not record the grades: {error!r}"
+        status, message = Status.ERROR, f"could not record the grades: {error!r}"
     return GradingRecord(
         student=job.student,
         assignment=job.assignment,

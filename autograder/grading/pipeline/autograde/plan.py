@@ -9,12 +9,12 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.checks.seed import student_seed
 from autograder.grading.course.course_root import AutogradeError, Course, handed_in
+from autograder.grading.course.grading_status import Status
+from autograder.grading.course.json_records import utc_now
 from autograder.grading.pipeline.autograde.log import (
-    BAD_ID,
     GradingRecord,
     latest_records,
     read_log_json,
-    utc_now,
 )
 
 
@@ -59,7 +59,7 @@ def already_graded(
     """Graded cleanly before, in the log and the gradebook, unchanged on disk since, and
     with its lateness judged by the due date, extension and policy of now."""
     record = log.get((student, assignment))
-    if record is None or record.get("status") != "graded":
+    if record is None or record.get("status") != Status.GRADED:
         return False
     if record.get("late_inputs", "") != lateness.of(student):
         return False
@@ -107,7 +107,7 @@ def refused_record(student: str, assignment: str, salt: str, why: str) -> Gradin
     return GradingRecord(
         student=student,
         assignment=assignment,
-        status=BAD_ID,
+        status=Status.BAD_ID,
         seconds=0.0,
         seed=student_seed(student, assignment, salt),
         message=why,
@@ -120,7 +120,7 @@ def skipped_record(student: str, assignment: str, salt: str) -> GradingRecord:
     return GradingRecord(
         student=student,
         assignment=assignment,
-        status="skipped",
+        status=Status.SKIPPED,
         seconds=0.0,
         seed=student_seed(student, assignment, salt),
         message="already graded and unchanged since (force=True regrades)",

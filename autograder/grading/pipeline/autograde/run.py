@@ -2,7 +2,6 @@
 local one of ``workers`` processes, or an existing one), each result brought into the course
 as it finishes."""
 
-import contextlib
 import datetime as dt
 import shutil
 import sys
@@ -12,53 +11,46 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.seed import student_seed
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.course_root import (
     AutogradeError,
     Course,
     as_course,
     check_gradable,
 )
+from autograder.grading.course.grading_status import Status
+from autograder.grading.course.owned_temp import owned_temp_folder
 from autograder.grading.course.term import TermError
 from autograder.grading.course.term_gradebook import course_term, write_due_dates
 from autograder.grading.pipeline.autograde import in_flight
-from autograder.grading.pipeline.autograde.dask_cluster import (
+from autograder.grading.pipeline.autograde.cluster.dask_cluster import (
     grading_client,
     run_on_cluster,
     threads_per_job,
 )
-from autograder.grading.pipeline.autograde.hand_in_time import vetted
-from autograder.grading.pipeline.autograde.job_gradebook import snapshot_gradebook
-from autograder.grading.pipeline.autograde.job_spec import JobSpec
-from autograder.grading.pipeline.autograde.jobs import (
-    Job,
-    JobResult,
-    RunFiles,
-    build_spec,
-    config_as_dict,
-    failed,
-)
-from autograder.grading.pipeline.autograde.log import INVALID_NOTEBOOK, GradingRun, append_log
-from autograder.grading.pipeline.autograde.merge import finish_job
-from autograder.grading.pipeline.autograde.notebook_check import (
+from autograder.grading.pipeline.autograde.intake.hand_in_time import vetted
+from autograder.grading.pipeline.autograde.intake.notebook_check import (
     InvalidNotebook,
     KnownNotebook,
     checked_submission,
     known_notebooks,
 )
-from autograder.grading.pipeline.autograde.orphans import sweeping
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
+from autograder.grading.pipeline.autograde.job.gradebook import snapshot_gradebook
+from autograder.grading.pipeline.autograde.job.sandbox import (
+    SandboxOptions,
+    choose_sandbox,
+    sandbox_description,
+)
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, JobSpec, failed
+from autograder.grading.pipeline.autograde.jobs import RunFiles, build_spec, config_as_dict
+from autograder.grading.pipeline.autograde.log import GradingRun, append_log
+from autograder.grading.pipeline.autograde.merge import finish_job
 from autograder.grading.pipeline.autograde.plan import (
     Lateness,
     late_inputs,
     plan,
     refused_record,
     skipped_record,
-)
-from autograder.grading.pipeline.autograde.sandbox import (
-    AUTOGRAD_PACKAGES,
-    SandboxOptions,
-    choose_sandbox,
-    sandbox_description,
 )
 from autograder.grading.pipeline.autograde.status_line import Progress
 from autograder.grading.pipeline.grading_settings import VERDICTS, GradingSettings
@@ -103,12 +95,8 @@ def autograde(
     # Outside the course root: nothing of a job is where a kernel could look for it.
     jobs_root = owned_temp_folder("autograde-run-")
     try:
-        # Connected first: an unreachable scheduler stops the run before any write. The
-        # orphan sweep is a local cluster's only: its processes are this one's children.
-        with (
-            grading_client(workers, settings.scheduler) as grading,
-            sweeping(grading.local_tag) if local else contextlib.nullcontext() as sweeper,
-        ):
+        # Connected first: an unreachable scheduler stops the run before any write.
+        with grading_client(workers, settings.scheduler) as grading:
             # Said once connected: an unreachable scheduler's error stays the only line.
             if settings.progress and sandbox_options is not None:
                 print(f"sandbox: {sandbox_description()}", file=sys.stderr)
@@ -121,7 +109,7 @@ def autograde(
                 threads=threads_per_job(workers, local),
                 sandbox_options=sandbox_options,
                 sandbox_label=sandbox_label,
-                sweep=sweeper.sweep if sweeper is not None else lambda: None,
+                sweep=grading.sweep,
             )
             for each in plans:
                 if each.to_grade:
@@ -283,7 +271,7 @@ def grade_assignment(
     for job in jobs:
         if job.student in invalid:  # nothing runs: no sandbox to name
             reason = invalid[job.student]
-            record(failed(job, INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
+            record(failed(job, Status.INVALID_NOTEBOOK, reason, 0.0, reason + "\n"), "")
     jobs = [job for job in jobs if job.student not in invalid]
     grade_after_deaths(course, jobs, settings.students is None, record, grade)
 
@@ -318,7 +306,7 @@ def grade_after_deaths(
         job for job in jobs if give_up and died_on[job.student] >= in_flight.DEATHS_BEFORE_GIVING_UP
     ]
     for job in given_up:
-        record(failed(job, "error", GAVE_UP, 0.0))
+        record(failed(job, Status.ERROR, GAVE_UP, 0.0))
     suspects = [j for j in jobs if j not in given_up and died_on[j.student]]
     others = [j for j in jobs if j not in given_up and not died_on[j.student]]
     try:

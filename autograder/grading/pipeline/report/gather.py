@@ -22,6 +22,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.grading.course.course_root import Course, as_course
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.report.figures import report_figures
 from autograder.grading.pipeline.report.html import render_report
 from autograder.grading.pipeline.report.logs import (
@@ -208,7 +209,7 @@ def gather_report(course: Course, assignment: str) -> AssignmentReport:
         failures=failing_checks(course, assignment, {s.student for s in submissions}, order),
         flags=read_flag_rows(course.root, assignment),
         log=None if log is None else latest_per_student(log),
-        attempts=latest_per_student([r for r in log or [] if r.status != "skipped"]),
+        attempts=latest_per_student([r for r in log or [] if r.status != Status.SKIPPED]),
         similarity=read_similarity(course.root, assignment),
     )
 

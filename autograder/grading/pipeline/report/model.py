@@ -5,10 +5,11 @@ other."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grading.course.grading_status import Status
 from autograder.grading.pipeline.report.logs import FlagRow, LogRecord
 
 # Log statuses that are not failures: graded fine, or deliberately not graded.
-NOT_FAILURES = frozenset({"graded", "skipped"})
+NOT_FAILURES = frozenset({Status.GRADED, Status.SKIPPED})
 
 
 @dataclass(frozen=True)

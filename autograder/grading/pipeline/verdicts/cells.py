@@ -6,7 +6,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.grading.pipeline.autograde.sandbox import AUTOGRAD_PACKAGES
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 
 # Always in the trusted kernel, whatever the notebook imports.
 BASE_PREAMBLE = """\

@@ -27,7 +27,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Unicode
 
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
+from autograder.grading.course.owned_temp import owned_temp_folder
 from autograder.grading.pipeline.verdicts import forked_kernels
 from autograder.grading.pipeline.verdicts.cells import (
     free_names,

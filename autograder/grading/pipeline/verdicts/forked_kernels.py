@@ -73,7 +73,7 @@ def warm_socket() -> str:
         return found[1]
     # Here, not at the top: the warm process runs this module, and the autograde package
     # would bring Dask and nbgrader into every trusted kernel forked from it.
-    from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
+    from autograder.grading.course.owned_temp import owned_temp_folder
 
     path = os.path.join(owned_temp_folder("trusted-kernels-"), "warm.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import psutil
 
-JOB_TOKEN_ENV = "AUTOGRADER_JOB"
+from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV
 
 
 def job_processes(token: str) -> list[psutil.Process]:

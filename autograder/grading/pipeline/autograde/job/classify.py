@@ -1,4 +1,4 @@
-"""A job's status (STATUSES) from how nbgrader ended: its output when it saved no grades,
+"""A job's Status from how nbgrader ended: its output when it saved no grades,
 the error outputs of the autograded notebooks when it did (nbgrader grades on past a
 timed-out or out-of-memory cell)."""
 
@@ -7,19 +7,21 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grading.course.grading_status import Status
 
-def classify_failure(returncode: int, output: str) -> tuple[str, str]:
+
+def classify_failure(returncode: int, output: str) -> tuple[Status, str]:
     """Status and message of an nbgrader run that saved no grades, from its output."""
     if "DeadKernelError" in output or "Kernel died" in output:
-        return "kernel-died", "the kernel died while running the notebook; no cell was graded"
+        return Status.KERNEL_DIED, "the kernel died while running the notebook; no cell was graded"
     if "CellTimeoutError" in output or "UnresponsiveKernelError" in output:
-        return "timeout", "a cell timed out and the kernel did not recover; no cell was graded"
+        return Status.TIMEOUT, "a cell timed out and the kernel did not recover; no cell was graded"
     if "MemoryError" in output:
-        return "memory", "out of memory outside a cell; no cell was graded"
+        return Status.MEMORY, "out of memory outside a cell; no cell was graded"
     if returncode < 0:
-        return "error", f"nbgrader was killed by {signal.Signals(-returncode).name}"
+        return Status.ERROR, f"nbgrader was killed by {signal.Signals(-returncode).name}"
     lines = [line for line in output.splitlines() if "Error" in line or "error" in line]
-    return "error", (lines[-1].strip() if lines else f"nbgrader exited with {returncode}")
+    return Status.ERROR, (lines[-1].strip() if lines else f"nbgrader exited with {returncode}")
 
 
 def error_cells_by_name(notebook_path: Path) -> dict[str, list[str]]:
@@ -34,7 +36,7 @@ def error_cells_by_name(notebook_path: Path) -> dict[str, list[str]]:
     return errors
 
 
-def classify_graded(autograded: Path) -> tuple[str, str]:
+def classify_graded(autograded: Path) -> tuple[Status, str]:
     """``graded``, or ``timeout``/``memory`` when a cell of the notebooks in ``autograded``
     hit a limit (nbgrader graded on, those cells failing)."""
     errors: dict[str, list[str]] = {}
@@ -43,10 +45,10 @@ def classify_graded(autograded: Path) -> tuple[str, str]:
             errors.setdefault(name, []).extend(cells)
     if "CellTimeoutError" in errors:
         cells = ", ".join(errors["CellTimeoutError"])
-        return "timeout", f"cell timeout in {cells}; graded, those cells as failed"
+        return Status.TIMEOUT, f"cell timeout in {cells}; graded, those cells as failed"
     if "MemoryError" in errors:
         cells = ", ".join(errors["MemoryError"])
-        return "memory", f"MemoryError in {cells}; graded, those cells as failed"
+        return Status.MEMORY, f"MemoryError in {cells}; graded, those cells as failed"
     # A check that lends the reference's parts to a copy of the kernel, refused or ended by
     # what the copy was (autograder.grading.pipeline.verdicts.lending): graded, and said here.
     said = [
@@ -54,4 +56,4 @@ def classify_graded(autograded: Path) -> tuple[str, str]:
         for name, what in (("LendingRefused", "lending refused"), ("CopyDied", "copy died"))
         if name in errors
     ]
-    return "graded", "; ".join(said)
+    return Status.GRADED, "; ".join(said)

@@ -25,7 +25,8 @@ from sqlalchemy.exc import SAWarning
 from sqlalchemy.pool import NullPool
 
 from autograder.grading.course.course_root import AutogradeError, Course
-from autograder.grading.pipeline.autograde.job_spec import GradeRows
+from autograder.grading.pipeline.autograde.job.folder import JOB_GRADEBOOK_NAME
+from autograder.grading.pipeline.autograde.job.spec import GradeRows
 
 # The tables that hold a student's data; every other table of nbgrader's schema holds what
 # generate_assignment wrote (assignments, notebooks, cells, the course), shared by all jobs.
@@ -36,7 +37,6 @@ ALEMBIC_VERSION = sa.Table(
     sa.MetaData(),
     sa.Column("version_num", sa.String(32), nullable=False),
 )
-JOB_GRADEBOOK_NAME = "gradebook.db"  # the file name inside the job's temporary folder
 
 
 @contextlib.contextmanager

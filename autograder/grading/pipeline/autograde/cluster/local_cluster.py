@@ -25,8 +25,11 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from autograder.grading.pipeline.autograde.dask_worker import PLUGIN_NAME, GradingWorkerSetup
-from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV, marked
+from autograder.grading.pipeline.autograde.cluster.dask_worker import (
+    PLUGIN_NAME,
+    GradingWorkerSetup,
+)
+from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV, marked
 
 LOCAL_SCHEDULER_CONFIG = {
     # A local cluster gives up on a job after this many dead workers plus one (Dask's

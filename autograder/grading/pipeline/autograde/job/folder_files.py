@@ -1,5 +1,5 @@
-"""The files a job folder holds after the student's kernel wrote in it: only regular files
-are kept, read and given nbgrader's permissions, never through a link.
+"""The files put in a job folder, and those it holds after the student's kernel wrote in
+it: only regular files are kept, read and given nbgrader's permissions, never through a link.
 
 The grader runs outside the sandbox. nbgrader's last step chmods every file in the graded
 folder, following links, so a link the kernel left there would let a student change the
@@ -91,3 +91,13 @@ def read_files(folder: Path) -> tuple[dict[str, bytes], list[str]]:
             with os.fdopen(fd, "rb") as opened:
                 files[relative] = opened.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
     return files, left_out
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` (relative path -> bytes) under ``folder``, none outside it."""
+    for relative, data in files.items():
+        path = folder / relative
+        if folder.resolve() not in path.resolve().parents:
+            raise ValueError(f"job file outside its folder: {relative!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)

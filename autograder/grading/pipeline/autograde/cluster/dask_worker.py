@@ -22,7 +22,8 @@ from pathlib import Path
 import psutil
 from distributed import WorkerPlugin
 
-from autograder.grading.pipeline.autograde.job_spec import JobOutcome, JobSpec
+from autograder.grading.course.grading_status import Status
+from autograder.grading.pipeline.autograde.job.spec import JobOutcome, JobSpec
 
 PLUGIN_NAME = "autograder-grading-worker"
 _ONE_JOB_AT_A_TIME = threading.Lock()
@@ -49,8 +50,8 @@ def prepare_process() -> None:
     import nbgrader.converters  # noqa: F401
 
     from autograder.grading.course.nbgrader_workspace import grading_environment
-    from autograder.grading.pipeline.autograde.orphans import CLUSTER_MARKER_ENV
-    from autograder.grading.pipeline.autograde.processes import set_subreaper
+    from autograder.grading.pipeline.autograde.cluster.orphans import CLUSTER_MARKER_ENV
+    from autograder.grading.pipeline.autograde.cluster.processes import set_subreaper
 
     # Exactly the grading environment: no PG* variables (a kernel must not find the course
     # database), and not the local cluster's marker (the grader's sweep keeps what has it).
@@ -121,8 +122,11 @@ def grade_with_time_limit(
     worker itself survives and takes the next job. Whatever the job left running (a process
     the student's code started, detached or not) is killed at the end too.
     """
-    from autograder.grading.pipeline.autograde.grade_job import grade_job
-    from autograder.grading.pipeline.autograde.processes import kill_descendants, kill_job_processes
+    from autograder.grading.pipeline.autograde.cluster.processes import (
+        kill_descendants,
+        kill_job_processes,
+    )
+    from autograder.grading.pipeline.autograde.job.grade_job import grade_job
     from autograder.grading.pipeline.verdicts.forked_kernels import warm_pids
 
     expired = threading.Event()
@@ -143,7 +147,7 @@ def grade_with_time_limit(
     except Exception:  # a fault of this program, not the student's: report it, go on
         text = traceback.format_exc()
         message = f"the grading worker failed: {text.strip().splitlines()[-1]}"
-        outcome = JobOutcome("error", message, time.perf_counter() - started, None, {}, text)
+        outcome = JobOutcome(Status.ERROR, message, time.perf_counter() - started, None, {}, text)
     finally:
         if timer is not None:
             timer.cancel()
@@ -154,5 +158,7 @@ def grade_with_time_limit(
     if expired.is_set():
         message = f"killed after the submission time limit of {time_limit:g} s"
         seconds = time.perf_counter() - started
-        return JobOutcome("timeout", message, seconds, None, {}, outcome.output, outcome.runtime)
+        return JobOutcome(
+            Status.TIMEOUT, message, seconds, None, {}, outcome.output, outcome.runtime
+        )
     return outcome

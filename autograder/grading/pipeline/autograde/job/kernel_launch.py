@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.grading.pipeline.autograde.sandbox import JobSandbox
+from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox
 from autograder.kernel import launch_kernel, runtime_audit, syscall_filter
 
 KERNEL_NAME = "python3"

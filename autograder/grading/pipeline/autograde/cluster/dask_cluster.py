@@ -17,16 +17,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grading.course.course_root import AutogradeError
-from autograder.grading.pipeline.autograde.dask_worker import (
+from autograder.grading.course.grading_status import Status
+from autograder.grading.pipeline.autograde.cluster.dask_worker import (
     PLUGIN_NAME,
     GradingWorkerSetup,
     grade_payload,
 )
-from autograder.grading.pipeline.autograde.job_spec import JobSpec
-from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
-from autograder.grading.pipeline.autograde.local_cluster import KEPT
-from autograder.grading.pipeline.autograde.overruns import Overruns
-from autograder.grading.pipeline.autograde.processes import kill_run_processes
+from autograder.grading.pipeline.autograde.cluster.local_cluster import KEPT
+from autograder.grading.pipeline.autograde.cluster.orphans import sweeping
+from autograder.grading.pipeline.autograde.cluster.overruns import Overruns
+from autograder.grading.pipeline.autograde.cluster.processes import kill_run_processes
+from autograder.grading.pipeline.autograde.job.folder import salvaged_record
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, JobSpec, failed
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach an existing scheduler before giving up
 # Tasks in flight per worker thread: enough to keep every worker busy while results come
@@ -40,20 +42,24 @@ class SchedulerUnreachable(AutogradeError):
 
 @dataclass(frozen=True)
 class GradingCluster:
-    """A Dask client to grade with, and the marker its processes carry when the cluster is
-    local (its processes are then this one's children; None for an existing cluster)."""
+    """A Dask client to grade with, the marker its processes carry when the cluster is
+    local (its processes are then this one's children; None for an existing cluster), and
+    the sweep of this process's orphans to call after each job (nothing to sweep for an
+    existing cluster)."""
 
     client: object
     local_tag: str | None
+    sweep: Callable[[], object] = lambda: 0
 
 
 @contextlib.contextmanager
 def grading_client(workers: int, scheduler: str | None = None) -> Iterator[GradingCluster]:
     """This process's local cluster of ``workers`` processes (kept for the next run:
-    ``local_cluster``), or the existing cluster at ``scheduler``; its workers prepared."""
+    ``local_cluster``; this process sweeps its orphans meanwhile: ``orphans``), or the
+    existing cluster at ``scheduler``; its workers prepared."""
     if not scheduler:
-        with KEPT.lend(workers) as local:
-            yield GradingCluster(local.client, local.tag)
+        with KEPT.lend(workers) as local, sweeping(local.tag) as sweeper:
+            yield GradingCluster(local.client, local.tag, sweeper.sweep)
         return
     client = connect(scheduler)
     try:
@@ -114,7 +120,7 @@ def run_on_cluster(
             try:
                 payload = pickle.dumps(describe(job), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception as error:  # unreadable files: this student only
-                record(failed(job, "error", repr(error), 0.0))
+                record(failed(job, Status.ERROR, repr(error), 0.0))
                 recorded.add((job.student, job.assignment))
                 continue
             future = client.submit(
@@ -139,7 +145,7 @@ def run_on_cluster(
             overrun = overruns.result(job) if overruns is not None else None
             result = overrun or result_of(future, job, Path(scratch) if scratch else None)
             future.release()
-            if result.status == "kernel-died" and job.token not in first_deaths:
+            if result.status == Status.KERNEL_DIED and job.token not in first_deaths:
                 if not result.message.startswith(KILLED_WORKER):
                     # A kernel can die of something passing (the machine, not the
                     # student's code): grade once more before giving every cell 0.
@@ -176,8 +182,8 @@ def result_of(future: object, job: Job, scratch: Path | None = None) -> JobResul
         if isinstance(error, KilledWorker):
             message = f"{KILLED_WORKER} ({error.allowed_failures + 1}); no cell was graded"
             record = salvaged_record(scratch, job.student)
-            return failed(job, "kernel-died", message, 0.0, str(error), record)
-        return failed(job, "error", f"the grading task failed: {error!r}", 0.0)
+            return failed(job, Status.KERNEL_DIED, message, 0.0, str(error), record)
+        return failed(job, Status.ERROR, f"the grading task failed: {error!r}", 0.0)
     outcome = pickle.loads(future.result())
     return JobResult(
         job,
@@ -195,7 +201,7 @@ def after_retry(result: JobResult, first: JobResult | None) -> JobResult:
     """A job's result, saying so when it is a second attempt after the kernel died."""
     if first is None:
         return result
-    if result.status == "kernel-died":
+    if result.status == Status.KERNEL_DIED:
         message = result.message + " (twice: it was graded a second time and died again)"
     else:
         message = "; ".join(m for m in (RETRIED, result.message) if m)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import psutil
 
-from autograder.grading.pipeline.autograde.processes import (
+from autograder.grading.pipeline.autograde.cluster.processes import (
     is_subreaper,
     kill_descendants,
     set_subreaper,

@@ -37,14 +37,12 @@ from pathlib import Path
 
 from autograder.grading.course import system_tools
 from autograder.grading.course.course_root import AutogradeError
+from autograder.grading.pipeline.autograde.job.folder import KERNEL_RUNTIME
 from autograder.kernel import enter_sandbox
 
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"  # "off" (or 0, no, false): grade without the sandbox
 NOT_SANDBOXED = "not sandboxed"
 SANDBOXED = "bubblewrap"
-# Autograd libraries: never in the student's kernel with trusted verdicts (the sandbox does
-# not mount those installed; unsandboxed, the kernel's launcher refuses their import).
-AUTOGRAD_PACKAGES = ("torch", "functorch", "jax", "autograd", "mygrad", "tensorflow")
 DEFAULT_MAX_PROCESSES = 256  # threads count too: torch starts one per core
 PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where mounted
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -349,7 +347,7 @@ class JobSandbox:
 
         self.bwrap = (find_bwrap() or ("bwrap", ""))[0]
         self.work = work.resolve()  # nbgrader makes it (anew) before starting the kernel
-        self.runtime = (root / "kernel-runtime").resolve()  # connection file and sockets
+        self.runtime = (root / KERNEL_RUNTIME).resolve()  # connection file and sockets
         self.runtime.mkdir(parents=True, exist_ok=True)
         self.cgroup = create_pids_cgroup(options.max_processes)
         self.max_processes = options.max_processes

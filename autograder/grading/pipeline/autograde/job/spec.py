@@ -1,12 +1,18 @@
 """A grading job and its outcome as plain data, so they can travel to a worker process (or,
 later, another machine): the files as bytes, the settings as values, nothing that points
-into the course's folders."""
+into the course's folders; and, on the grading process's side, the job as the run names it
+(``Job``) and how it ended (``JobResult``)."""
 
 import datetime as dt
 from dataclasses import dataclass, field
 
-from autograder.grading.pipeline.autograde.sandbox import SandboxOptions
+from autograder.grading.course.grading_status import Status
+from autograder.grading.pipeline.autograde.job.sandbox import SandboxOptions
 from autograder.grading.pipeline.integrity.runtime_record import RuntimeRecord
+
+# The environment variable that carries a job's token to its kernel and everything the
+# kernel starts: the job's processes are found again by it.
+JOB_TOKEN_ENV = "AUTOGRADER_JOB"
 
 
 @dataclass(frozen=True)
@@ -46,10 +52,55 @@ class JobSpec:
 class JobOutcome:
     """What came of a job: status, grades, the autograded files and nbgrader's output."""
 
-    status: str  # one of log.STATUSES
+    status: Status
     message: str
     seconds: float
     grades: GradeRows | None  # None: nbgrader saved no grades
     autograded: dict[str, bytes]  # autograded/STUDENT/ASSIGNMENT/..., relative paths
     output: str  # nbgrader's log, its traceback if it failed, and the kernel's stderr
     runtime: RuntimeRecord | None = None  # the kernel's runtime record (None: none read)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, and the limits it runs under."""
+
+    student: str
+    assignment: str
+    seed: int
+    token: str  # marks the job's kernel and its children (in their environment)
+    cell_timeout: int | None
+    memory_limit_mb: int | None
+    submission_timeout: float | None
+    verdicts: str = "trusted"  # who runs the test cells: see verdicts.executor
+    sandbox: SandboxOptions | None = None  # None: the kernel runs unsandboxed
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """How a job ended: status, the grades and autograded files if any, and its output."""
+
+    job: Job
+    status: Status
+    message: str
+    seconds: float
+    grades: GradeRows | None  # None: nbgrader saved no grades
+    autograded: dict[str, bytes]
+    output: str
+    runtime: RuntimeRecord | None = None  # what the student's code did (audit hook)
+
+    @property
+    def grades_saved(self) -> bool:
+        return self.grades is not None
+
+
+def failed(
+    job: Job,
+    status: Status,
+    message: str,
+    seconds: float,
+    output: str = "",
+    runtime: RuntimeRecord | None = None,
+) -> JobResult:
+    """A job that saved no grades."""
+    return JobResult(job, status, message, seconds, None, {}, output, runtime)

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import psutil
 
-from autograder.grading.pipeline.autograde.dask_worker import running_file
-from autograder.grading.pipeline.autograde.jobs import Job, JobResult, failed, salvaged_record
-from autograder.grading.pipeline.autograde.processes import kill_job_processes
+from autograder.grading.course.grading_status import Status
+from autograder.grading.pipeline.autograde.cluster.dask_worker import running_file
+from autograder.grading.pipeline.autograde.cluster.processes import kill_job_processes
+from autograder.grading.pipeline.autograde.job.folder import salvaged_record
+from autograder.grading.pipeline.autograde.job.spec import Job, JobResult, failed
 
 GRACE = 30.0  # seconds past the limit: the worker's own timer has had its chance by then
 POLL = 1.0
@@ -85,7 +87,7 @@ class Overruns:
             "(its worker had stopped answering; the worker was killed)"
         )
         record = salvaged_record(self.scratch, job.student)
-        return failed(job, "timeout", message, self.killed[job.token], runtime=record)
+        return failed(job, Status.TIMEOUT, message, self.killed[job.token], runtime=record)
 
 
 def is_live_child(pid: int) -> bool:

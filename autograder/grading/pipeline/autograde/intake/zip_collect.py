@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.grading.course.course_root import Course, as_course, check_source
-from autograder.grading.course.json_records import append_records
+from autograder.grading.course.json_records import append_records, utc_now
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
-from autograder.grading.pipeline.autograde.log import utc_now
-from autograder.grading.pipeline.autograde.zip_vetting import Refusal, vet_download
+from autograder.grading.pipeline.autograde.intake.zip_vetting import Refusal, vet_download
 
 COLLECT_LOG_NAME = "collect_log.json"
 

@@ -12,31 +12,36 @@ converter itself.
 import contextlib
 import os
 import shutil
-import tempfile
 import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.checks.seed import SEED_ENV
+from autograder.grading.course.autograd_packages import AUTOGRAD_PACKAGES
 from autograder.grading.course.nbgrader_workspace import captured_log
-from autograder.grading.pipeline.autograde.classify import classify_failure, classify_graded
-from autograder.grading.pipeline.autograde.job_folder_files import (
+from autograder.grading.pipeline.autograde.job.classify import classify_failure, classify_graded
+from autograder.grading.pipeline.autograde.job.folder import (
+    AUTOGRADED,
+    SOURCE,
+    SUBMITTED,
+    JobFolder,
+)
+from autograder.grading.pipeline.autograde.job.folder_files import (
     read_files,
     remove_odd_entries,
     set_file_modes,
+    write_files,
 )
-from autograder.grading.pipeline.autograde.job_gradebook import quiet_gradebook, read_grade_rows
-from autograder.grading.pipeline.autograde.job_spec import JobOutcome, JobSpec
-from autograder.grading.pipeline.autograde.kernel_launch import (
+from autograder.grading.pipeline.autograde.job.gradebook import quiet_gradebook, read_grade_rows
+from autograder.grading.pipeline.autograde.job.kernel_launch import (
     AUDIT_HOOK_FILE,
     SYSCALL_FILTER_FILE,
     write_kernelspec,
 )
-from autograder.grading.pipeline.autograde.owned_temp import owned_temp_folder
-from autograder.grading.pipeline.autograde.processes import JOB_TOKEN_ENV
-from autograder.grading.pipeline.autograde.sandbox import AUTOGRAD_PACKAGES, JobSandbox
-from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME, read_record
+from autograder.grading.pipeline.autograde.job.sandbox import JobSandbox
+from autograder.grading.pipeline.autograde.job.spec import JOB_TOKEN_ENV, JobOutcome, JobSpec
+from autograder.grading.pipeline.integrity.runtime_record import read_record
 from autograder.kernel.environment import (
     AUDIT_HOOK_ENV,
     NO_IMPORT_ENV,
@@ -47,28 +52,18 @@ from autograder.kernel.environment import (
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def write_files(folder: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` (relative path -> bytes) under ``folder``."""
-    for relative, data in files.items():
-        path = folder / relative
-        if folder.resolve() not in path.resolve().parents:
-            raise ValueError(f"job file outside its folder: {relative!r}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-
-
-def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
+def job_config(spec: JobSpec, folder: JobFolder, sandbox: JobSandbox | None = None):
     """The course's config pointed at the job folder, with the job's limits (and the
     sandboxed kernel's transport: no network inside, so unix sockets)."""
     from traitlets.config import Config
 
     config = Config(spec.config)
     directories = config.CourseDirectory
-    directories.root = str(root)
-    directories.source_directory = "source"
-    directories.submitted_directory = "submitted"
-    directories.autograded_directory = "autograded"
-    directories.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    directories.root = str(folder.root)
+    directories.source_directory = SOURCE
+    directories.submitted_directory = SUBMITTED
+    directories.autograded_directory = AUTOGRADED
+    directories.db_url = folder.db_url
     directories.assignment_id = spec.assignment
     directories.student_id = spec.student
     if spec.cell_timeout is not None:
@@ -82,10 +77,10 @@ def job_config(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None):
 
         config.Autograde.autograde_preprocessors = trusted_preprocessors()
         # The channel's socket goes where a sandboxed kernel can reach it.
-        config.TrustedExecute.socket_dir = str(sandbox.runtime if sandbox else root)
-        config.TrustedExecute.source_folder = str(root / "source" / spec.assignment)
+        config.TrustedExecute.socket_dir = str(sandbox.runtime if sandbox else folder.root)
+        config.TrustedExecute.source_folder = str(folder.source)
         # Removed with the job folder, even when the worker grading it is killed.
-        config.TrustedExecute.private_dir = str(root)
+        config.TrustedExecute.private_dir = str(folder.root)
     if sandbox is not None:
         config.KernelManager.transport = "ipc"
         config.KernelManager.ip = sandbox.ipc_address
@@ -158,11 +153,13 @@ def job_autograde() -> type:
     return JobAutograde
 
 
-def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) -> tuple[bool, str]:
+def run_converter(
+    spec: JobSpec, folder: JobFolder, sandbox: JobSandbox | None = None
+) -> tuple[bool, str]:
     """nbgrader's Autograde converter on the job folder: (grades saved, its log and error)."""
     from nbgrader.coursedir import CourseDirectory
 
-    config = job_config(spec, root, sandbox)
+    config = job_config(spec, folder, sandbox)
     converter = job_autograde()(coursedir=CourseDirectory(config=config), config=config)
     converter.force = True
     converter.create_student = True
@@ -179,38 +176,28 @@ def run_converter(spec: JobSpec, root: Path, sandbox: JobSandbox | None = None) 
 def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
     """Grade one submission in a fresh folder under ``scratch`` (a temp dir by default)."""
     started = time.perf_counter()
-    # In a run's scratch folder (removed by the grading process) the name stays short: the
-    # channel's socket path in it must fit a unix socket address (108 bytes).
-    if scratch is None:
-        root = owned_temp_folder("autograde-job-")
-    else:
-        root = Path(tempfile.mkdtemp(prefix="autograde-job-", dir=scratch))
+    folder = JobFolder.make(spec.student, spec.assignment, scratch)
     sandbox = None
     try:
-        write_files(root / "source" / spec.assignment, spec.source)
-        write_files(root / "submitted" / spec.student / spec.assignment, spec.submission)
-        (root / "gradebook.db").write_bytes(spec.gradebook)
+        write_files(folder.source, spec.source)
+        write_files(folder.submitted, spec.submission)
+        folder.gradebook.write_bytes(spec.gradebook)
         if spec.sandbox is not None:
-            work = root / "autograded" / spec.student / spec.assignment
-            sandbox = JobSandbox(root, work, spec.sandbox)
-        jupyter_dir = root / ".jupyter"
-        write_kernelspec(jupyter_dir, spec.memory_limit_mb, sandbox)
-        kernel_output = root / "kernel-output.txt"
-        record = (sandbox.runtime if sandbox else root) / RECORD_NAME
-        environment = job_environment(spec, jupyter_dir, record, sandbox is not None)
-        with environment, captured_output(kernel_output):
-            saved, log = run_converter(spec, root, sandbox)
-        output = log + kernel_output.read_text(errors="replace")
+            sandbox = JobSandbox(folder.root, folder.autograded, spec.sandbox)
+        write_kernelspec(folder.jupyter, spec.memory_limit_mb, sandbox)
+        record = folder.runtime_record(sandboxed=sandbox is not None)
+        environment = job_environment(spec, folder.jupyter, record, sandbox is not None)
+        with environment, captured_output(folder.kernel_output):
+            saved, log = run_converter(spec, folder, sandbox)
+        output = log + folder.kernel_output.read_text(errors="replace")
         runtime = read_record(record)
-        autograded = root / "autograded" / spec.student / spec.assignment
         if not saved:
             status, message = classify_failure(1, output)
             seconds = time.perf_counter() - started
             return JobOutcome(status, message, seconds, None, {}, output, runtime)
-        status, message = classify_graded(autograded)
-        db_url = f"sqlite:///{root / 'gradebook.db'}"
-        grades = read_grade_rows(db_url, spec.assignment, spec.student)
-        files, left_out = read_files(autograded)
+        status, message = classify_graded(folder.autograded)
+        grades = read_grade_rows(folder.db_url, spec.assignment, spec.student)
+        files, left_out = read_files(folder.autograded)
         if left_out:
             output += "\nLeft out of the graded folder's files: " + ", ".join(left_out) + "\n"
         seconds = time.perf_counter() - started
@@ -218,4 +205,4 @@ def grade_job(spec: JobSpec, scratch: Path | None = None) -> JobOutcome:
     finally:
         if sandbox is not None:
             sandbox.close()
-        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(folder.root, ignore_errors=True)
