@@ -7,9 +7,9 @@ the student release that nbgrader generates from it lives in course/.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
-from autograder.grading.pipeline.feedback_exporter import FeedbackExporter
-from autograder.grading.pipeline.preprocessors.clear_hidden_tests import ClearHiddenTestsInTestCells
-from autograder.grading.pipeline.preprocessors.hide_tracebacks import HideHiddenTestTracebacks
+from autograder.grading.pipeline.feedback.clear_hidden_tests import ClearHiddenTestsInTestCells
+from autograder.grading.pipeline.feedback.exporter import FeedbackExporter
+from autograder.grading.pipeline.feedback.hide_tracebacks import HideHiddenTestTracebacks
 
 c = get_config()  # noqa: F821 (injected by traitlets when it loads this file)
 
@@ -63,7 +63,7 @@ c.GenerateFeedback.preprocessors = [
 ]
 
 # Feedback pages run none of the student's markup: markdown, HTML and SVG outputs cleaned
-# by a sanitiser, JavaScript outputs left out (autograder/grading/pipeline/feedback_exporter.py).
+# by a sanitiser, JavaScript outputs left out (autograder/grading/pipeline/feedback/exporter.py).
 c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # The integrity scan (autograder/grading/pipeline/integrity/): when True, the tests of an

@@ -86,9 +86,9 @@ def test_the_instructors_commands_do_not_import_torch():
         "    main(['similarity', '--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "import autograder.grading.pipeline.feedback_exporter\n"
-        "import autograder.grading.pipeline.preprocessors.clear_hidden_tests\n"
-        "import autograder.grading.pipeline.preprocessors.hide_tracebacks\n"
+        "import autograder.grading.pipeline.feedback.exporter\n"
+        "import autograder.grading.pipeline.feedback.clear_hidden_tests\n"
+        "import autograder.grading.pipeline.feedback.hide_tracebacks\n"
         "import autograder.grading.pipeline.autograde.cluster.dask_worker\n"
         "import autograder.grading.assurance.demo\n"
         "loaded = 'torch' in sys.modules, 'autograder.checks.parity' in sys.modules\n"
@@ -377,3 +377,90 @@ def test_a_floor_breach_inside_pipeline_is_seen(tmp_path, room, planted):
     assert breaches and all("pipeline.autograde" in name for name in breaches), breaches
     fine = "from autograder.grading.pipeline.autograde.job.spec import JobSpec"
     assert floor_breaches("cluster", imported_modules_in(fine)) == []
+
+
+# The map of the house in docs/development.md: each room, what it is for, what it may import.
+HOUSE_MAP = Path(__file__).parents[1] / "docs" / "development.md"
+MAP_ROW = re.compile(r"^\| `([^`]+)` \| [^|]+ \| ([^|]+) \|$")
+
+
+def house_map(text: str) -> dict[str, set[str]]:
+    """Each room of the map (a path under autograder/) -> the rooms it may import."""
+    block = text.split("<!-- house map: checked by tests/test_layout.py -->")[1]
+    block = block.split("<!-- end of house map -->")[0]
+    rooms = {}
+    for line in block.splitlines():
+        if match := MAP_ROW.match(line.strip()):
+            rooms[match.group(1)] = set(re.findall(r"`([^`]+)`", match.group(2)))
+    return rooms
+
+
+def map_room(rooms: dict[str, set[str]], relative: str) -> str | None:
+    """The room of the module at ``relative`` (a path under autograder/, or a dotted name's
+    path): the longest room that holds it (None: none does)."""
+    holding = [
+        room
+        for room in rooms
+        if relative == room.removesuffix(".py")
+        or (room.endswith("/") and (relative + "/").startswith(room))
+    ]
+    return max(holding, key=len, default=None)
+
+
+def map_breaches(rooms: dict[str, set[str]], package: Path) -> list[str]:
+    """Each module outside every room, and each import of a room its row does not name."""
+    problems = []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix().removesuffix(".py")
+        relative = relative.removesuffix("/__init__") if "/" in relative else relative
+        source = map_room(rooms, relative)
+        if source is None:
+            # A folder holding only the rooms below it (grading/) needs no row of its own.
+            if path.name != "__init__.py" or any(
+                n == "autograder" or n.startswith("autograder.") for n in imported_modules(path)
+            ):
+                problems.append(f"{relative}: in no room of the map")
+            continue
+        for name in sorted(imported_modules(path)):
+            if name != "autograder" and not name.startswith("autograder."):
+                continue
+            parts = name.split(".")[1:]
+            target = map_room(rooms, "/".join(parts)) if parts else "__init__.py"
+            # ``from X import name`` also lists X.name, which may be a name, not a module.
+            if target is None and len(parts) > 1:
+                target = map_room(rooms, "/".join(parts[:-1]))
+            problem = f"{relative} ({source}) imports {target}"
+            if target not in (source, None, *rooms[source]) and problem not in problems:
+                problems.append(problem)
+    return problems
+
+
+def test_the_map_of_the_house_is_the_house():
+    """Does docs/development.md's map list every room that exists, and nothing else, and
+    does every import keep to what its room's row allows?"""
+    rooms = house_map(HOUSE_MAP.read_text(encoding="utf-8"))
+    folders = {
+        path.relative_to(PACKAGE).as_posix() + "/"
+        for path in PACKAGE.rglob("*")
+        if path.is_dir() and any(path.glob("*.py"))
+    }
+    assert {room for room in rooms if room.endswith("/")} <= folders, "a room that is gone"
+    for room, allowed in rooms.items():
+        assert allowed - {"-"} <= set(rooms), f"{room} may import an unknown room: {allowed}"
+    assert map_breaches(rooms, PACKAGE) == []
+
+
+def test_the_map_check_sees_a_planted_breach(tmp_path):
+    """Would the check notice an import its room may not make, and a folder with no room?"""
+    rooms = {"low/": set(), "high/": {"low/"}}
+    for folder, code in {
+        "low": "from autograder.high.top import x\n",  # up: low may import nothing
+        "high": "from autograder.low.base import y\n",  # down: allowed
+        "stray": "import numpy\n",  # a folder with no row
+    }.items():
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mod.py").write_text(code)
+    assert map_breaches(rooms, tmp_path) == [
+        "low/mod (low/) imports high/",
+        "stray/mod: in no room of the map",
+    ]

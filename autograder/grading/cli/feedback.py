@@ -31,7 +31,7 @@ def add(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the feedback of the assignment (of one student) under the course's feedback/."""
     from autograder.grading.course.nbgrader_workspace import run_nbgrader
-    from autograder.grading.pipeline.feedback_exporter import exporter_options
+    from autograder.grading.pipeline.feedback.exporter import exporter_options
 
     course = course_at(args.root, args.assignment)
     command = ["generate_feedback", args.assignment, "--force", *exporter_options(course.config)]

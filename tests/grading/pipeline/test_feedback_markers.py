@@ -17,7 +17,7 @@ from autograder.grading.assurance.cohort import REFERENCE, build_submission
 from autograder.grading.authoring.release import generate_release
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import SOLUTIONS_DIR, notebook_path
-from autograder.grading.pipeline.preprocessors import (
+from autograder.grading.pipeline.feedback import (
     ClearHiddenTestsInTestCells,
     HideHiddenTestTracebacks,
 )

@@ -30,13 +30,13 @@ from autograder.grading.authoring.i18n.feedback import LocalizedFeedbackExporter
 from autograder.grading.cli import main
 from autograder.grading.course.nbgrader_workspace import run_nbgrader
 from autograder.grading.course.repo_paths import REPO_ROOT, notebook_path
-from autograder.grading.pipeline.feedback_exporter import (
+from autograder.grading.pipeline.feedback.exporter import (
     EXPORTER_PATH,
     FeedbackExporter,
     exporter_options,
 )
-from autograder.grading.pipeline.preprocessors.sanitize_markup import REMOVED_NOTE, clean_output
-from autograder.grading.pipeline.safe_html import clean_html
+from autograder.grading.pipeline.feedback.safe_html import clean_html
+from autograder.grading.pipeline.feedback.sanitize_markup import REMOVED_NOTE, clean_output
 
 # The page's own scripts: MathJax from its CDN and its configuration.
 TEMPLATE_SCRIPTS = ("https://cdnjs.cloudflare.com/ajax/libs/mathjax/", "text/x-mathjax-config")

@@ -13,7 +13,7 @@ from traitlets import Unicode
 
 from autograder.checks import language as languages
 from autograder.checks.language import marked
-from autograder.grading.pipeline.feedback_exporter import FeedbackExporter
+from autograder.grading.pipeline.feedback.exporter import FeedbackExporter
 
 # (English markup of nbgrader's feedback template, the same with {label} where the
 # translated label goes, label: a catalog msgid).

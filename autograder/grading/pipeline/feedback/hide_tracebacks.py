@@ -5,7 +5,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from autograder.grading.pipeline.preprocessors.clear_hidden_tests import is_test_cell
+from autograder.grading.pipeline.feedback.clear_hidden_tests import is_test_cell
 
 
 class HideHiddenTestTracebacks(NbGraderPreprocessor):

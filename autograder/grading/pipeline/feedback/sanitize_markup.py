@@ -13,7 +13,7 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 
-from autograder.grading.pipeline.safe_html import clean_html
+from autograder.grading.pipeline.feedback.safe_html import clean_html
 
 # Outputs that are nothing but code for the browser: no sanitiser can keep part of them.
 SCRIPT_MIMETYPES = frozenset(

@@ -20,11 +20,11 @@ from traitlets import Bool
 from traitlets.config.loader import PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
-from autograder.grading.pipeline.preprocessors.sanitize_markup import SanitizeStudentMarkup
-from autograder.grading.pipeline.safe_html import clean_html
+from autograder.grading.pipeline.feedback.safe_html import clean_html
+from autograder.grading.pipeline.feedback.sanitize_markup import SanitizeStudentMarkup
 
 # The import path nbgrader's config takes (``--GenerateFeedback.exporter_class=...``).
-EXPORTER_PATH = "autograder.grading.pipeline.feedback_exporter.FeedbackExporter"
+EXPORTER_PATH = "autograder.grading.pipeline.feedback.exporter.FeedbackExporter"
 
 
 class FeedbackExporter(HTMLExporter):
