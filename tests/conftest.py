@@ -2,9 +2,9 @@
 
 import json
 import os
-import resource
 
 from postgres_server import postgres_server  # noqa: F401  (the PostgreSQL test server)
+from process_cpu import cpu_seconds, leave_cgroup, own_cgroup
 from untested_summary import pytest_unconfigure  # noqa: F401  (the closing lines)
 
 # Same as the Makefile: nbgrader and nbval must start this interpreter's kernel,
@@ -53,19 +53,21 @@ def pytest_collection_modifyitems(items):
 TIMELINE_ENV = "AUTOGRADER_TEST_TIMELINE"  # a file: each test phase's worker, start and stop
 
 
-def cpu_seconds() -> float:
-    """CPU time of this test process and of its children that have ended (kernels, workers,
-    nbgrader runs): on a busy machine a file's cost shows here, not in its wall time."""
-    own, children = (
-        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+_cgroup: list = []  # the test process's own cpuacct group, when the timeline is written
+
+
+def pytest_configure(config):
+    """With the timeline asked for, count this test process's CPU in a cgroup of its own
+    (left at the end of the run)."""
+    if os.environ.get(TIMELINE_ENV) and (group := own_cgroup()) is not None:
+        _cgroup.append(group)
+        config.add_cleanup(lambda: leave_cgroup(group))
 
 
 def pytest_runtest_logreport(report):
     """With AUTOGRADER_TEST_TIMELINE set, add each phase of each test to that file (one JSON
-    line: worker, pid, test, phase, start, stop, cpu), to see how busy the test processes kept the
-    machine over a run and what each file cost (`python -m tests.timeline FILE`)."""
+    line: worker, pid, test, phase, start, stop, cpu), to see how busy the test processes
+    kept the machine and what each file cost (`python -m tests.timeline FILE`)."""
     path = os.environ.get(TIMELINE_ENV)
     # pytest-xdist's controller hears every worker's reports again (they carry ``node``).
     if not path or not hasattr(report, "start") or hasattr(report, "node"):
@@ -77,7 +79,7 @@ def pytest_runtest_logreport(report):
         "phase": report.when,
         "start": report.start,
         "stop": report.stop,
-        "cpu": cpu_seconds(),
+        "cpu": cpu_seconds(_cgroup[0] if _cgroup else None),
     }
     with open(path, "a", encoding="utf-8") as timeline:
         timeline.write(json.dumps(line) + "\n")
