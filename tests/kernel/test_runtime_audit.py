@@ -228,7 +228,7 @@ def test_a_notebook_not_saved_after_its_run_is_counted_as_nbclient_runs_it():
 
 
 def test_a_killed_workers_record_is_salvaged_from_its_job_folder(tmp_path):
-    from autograder.grading.pipeline.autograde.job.folder import salvaged_record
+    from autograder.grading.pipeline.autograde.job.folder import JobFolder, salvaged_record
     from autograder.grading.pipeline.integrity.runtime_record import RECORD_NAME
 
     job = tmp_path / "autograde-job-1"
@@ -237,3 +237,10 @@ def test_a_killed_workers_record_is_salvaged_from_its_job_folder(tmp_path):
     assert salvaged_record(tmp_path, "ada").started
     assert salvaged_record(tmp_path, "grace") is None
     assert salvaged_record(None, "ada") is None
+    # A sandboxed kernel writes its record beside its sockets: found there too.
+    sandboxed = JobFolder(tmp_path / "autograde-job-2", "grace", "00-recipe")
+    sandboxed.submitted.mkdir(parents=True)
+    sandboxed.kernel_runtime.mkdir()
+    record = sandboxed.runtime_record(sandboxed=True)
+    record.write_text(json.dumps({"cell": 0, "kind": "start"}) + "\n")
+    assert salvaged_record(tmp_path, "grace").started

@@ -100,7 +100,7 @@ def running_file(scratch: Path, token: str) -> Path:
 def running_marker(scratch: Path | None, token: str) -> Iterator[None]:
     """Meanwhile, this process's pid and the start (wall clock) in ``running_file``: a
     worker stopped from its kernel cannot enforce the time limit, the grading process can
-    (``dask_cluster.Overruns``). Nothing on a remote worker (no shared scratch folder)."""
+    (``overruns.Overruns``). Nothing on a remote worker (no shared scratch folder)."""
     if scratch is None:
         yield
         return

@@ -92,7 +92,9 @@ def salvaged_record(scratch: Path | None, student: str) -> RuntimeRecord | None:
     if scratch is None:
         return None
     roots = [p.parent.parent for p in scratch.glob(f"{PREFIX}*/{SUBMITTED}/{student}")]
-    records = [root / RECORD_NAME for root in roots if (root / RECORD_NAME).is_file()]
+    # Either place a job's kernel writes it: the root, or beside a sandboxed kernel's sockets.
+    places = [root / where / RECORD_NAME for root in roots for where in (".", KERNEL_RUNTIME)]
+    records = [path for path in places if path.is_file()]
     if not records:
         return None
     return read_record(max(records, key=lambda path: path.stat().st_mtime))
