@@ -1,9 +1,10 @@
 """The hidden tests' checks, bound once to the notebook's tensor class.
 
 Every hidden check compares the notebook's engine (its ``Tensor``) with torch, quietly: a
-hidden test prints nothing when it passes. Made once at the top of a
-hidden-test block (``checks = hidden_checks(Tensor)``), each hidden test reads as one line,
-``checks.parity(fn, inputs)``, and calls the same check a visible test calls.
+hidden test prints nothing when it passes. Made once, from the notebook's ``Tensor``, at the
+top of a hidden-test block, it lets each hidden test read as one line (its ``parity`` or
+``graph_like``) that calls the same check a visible test calls. (The block's own lines are
+not quoted here: this module ships in the student kit, which must carry no hidden line.)
 """
 
 from collections.abc import Callable, Mapping
