@@ -12,12 +12,26 @@ import resource
 from pathlib import Path
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+PREFIX = "autograder-tests-"
+
+
+def remove_stale_groups() -> None:
+    """Remove the groups of earlier runs' test processes that have ended: a group still
+    holding a process at the end of its run (a cluster stopping at exit) outlives it."""
+    for group in CPUACCT.glob(f"{PREFIX}*"):
+        pid = group.name.removeprefix(PREFIX)
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            try:
+                group.rmdir()  # only an empty group goes
+            except OSError:
+                pass
 
 
 def own_cgroup() -> Path | None:
     """A cpuacct cgroup for this process alone, this process moved into it (its children
     follow); None where the machine does not allow it."""
-    group = CPUACCT / f"autograder-tests-{os.getpid()}"
+    group = CPUACCT / f"{PREFIX}{os.getpid()}"
+    remove_stale_groups()
     try:
         group.mkdir(exist_ok=True)
         (group / "cgroup.procs").write_text(str(os.getpid()))
