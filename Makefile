@@ -35,7 +35,12 @@ doctor: $(STAMP)
 # quiet; 21 min 28 s beside a full-time CPU hog, every test passing). Four were slower on
 # 2026-12-07: 14 min 22 s against 13 min 16 s with three, the machine's CPU busy throughout
 # (vmstat: under 1% idle), so a fourth process only adds contention.
+#
+# One BLAS/OpenMP thread per process: three test processes already share two cores, and
+# OpenMP's threads spin while they wait (measured: the notebooks under nbval took 91.6
+# CPU-seconds with torch's default threads, 65.5 with one; grading sets its kernels' own).
 test: $(STAMP) lint
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	$(BIN)/pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=30 tests solutions solutions-es --nbval-lax --nbval-current-env
 
 lint: $(STAMP)

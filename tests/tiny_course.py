@@ -5,7 +5,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.course.nbgrader_workspace import create_workspace, run_nbgrader
+from autograder.grading.authoring.release import generate_assignment
+from autograder.grading.course.nbgrader_workspace import create_workspace
 from autograder.grading.course.repo_paths import notebook_path
 
 ASSIGNMENT = "tiny"
@@ -28,10 +29,10 @@ def tiny_course(base: Path, names: tuple[str, ...] = (ASSIGNMENT,), points: int 
         path = notebook_path(base / "solutions", name)
         path.parent.mkdir(parents=True)
         nbformat.write(notebook, path)
-    root = create_workspace(base / "course", base / "solutions").root
+    course = create_workspace(base / "course", base / "solutions")
     for name in names:
-        run_nbgrader(root, "generate_assignment", name)
-    return root
+        generate_assignment(course.loaded_config, name)
+    return course.root
 
 
 def hand_in(root: Path, student: str, answer_cell: str, assignment: str = ASSIGNMENT) -> Path:

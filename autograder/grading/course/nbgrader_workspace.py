@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.grading.course import nbgrader_program
 from autograder.grading.course.course_root import load_course
 from autograder.grading.course.repo_paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
@@ -135,7 +136,7 @@ def grading_environment() -> dict[str, str]:
 
 def run_nbgrader(root: Path, *args: str) -> str:
     """Run ``nbgrader ARGS`` in the workspace with this Python; return its output."""
-    command = [sys.executable, "-m", "nbgrader", *args]
+    command = [sys.executable, "-m", nbgrader_program.__name__, *args]
     result = subprocess.run(
         command, cwd=root, env=kernel_environment(), capture_output=True, text=True
     )

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from nbgrader.api import Gradebook
 from nbgrader.dbutil import _temp_alembic_ini
 
+from autograder.grading.course import nbgrader_program
 from autograder.grading.course.schema_head import read_schema_head_in_process, schema_head
 
 
@@ -50,3 +51,31 @@ def test_the_head_is_the_revision_nothing_builds_on_and_two_heads_are_refused(tm
         migration(forked, revision, down)
     with pytest.raises(RuntimeError, match=r"2 heads, not one: \['b2', 'x9'\]"):
         schema_head(forked)
+
+
+def test_the_nbgrader_command_run_from_here_needs_no_alembic_program(tmp_path):
+    # An `alembic` that fails comes first on PATH: plain `python -m nbgrader` runs it for the
+    # new gradebook and fails; the command the project runs (run_nbgrader) does not.
+    programs = tmp_path / "programs"
+    programs.mkdir()
+    (programs / "alembic").write_text("#!/bin/sh\necho 'alembic was run' >&2\nexit 3\n")
+    (programs / "alembic").chmod(0o755)
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("c = get_config()\n")
+    env = {"PATH": f"{programs}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    add = ["db", "student", "add", "ada"]
+
+    def nbgrader(module: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", module, *add]
+        return subprocess.run(command, cwd=course, env=env, capture_output=True, text=True)
+
+    plain = nbgrader("nbgrader")
+    assert plain.returncode != 0 and "alembic was run" in plain.stderr
+    (course / "gradebook.db").unlink(missing_ok=True)
+    ours = nbgrader(nbgrader_program.__name__)
+    assert ours.returncode == 0, ours.stderr
+    assert "alembic was run" not in ours.stderr
+    with sa.create_engine(f"sqlite:///{course / 'gradebook.db'}").connect() as connection:
+        version = connection.execute(sa.text("select version_num from alembic_version")).all()
+    assert version == [(schema_head(),)]

@@ -436,6 +436,47 @@ except OSError as error:
     ], done.stdout
 
 
+FONT_LIST_LOOK = """
+import logging, os
+logging.basicConfig(level=logging.INFO, format="%(message)s")
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # loads the font list
+print(matplotlib.get_cachedir())
+for name in sorted(os.listdir(matplotlib.get_cachedir())):
+    try:
+        open(os.path.join(matplotlib.get_cachedir(), name), "a")
+        print(name, "writable")
+    except OSError as error:
+        print(name, "errno", error.errno)
+"""
+
+
+@needs_bwrap
+def test_a_kernel_reads_the_workers_font_list_and_cannot_change_it(tmp_path):
+    # Each kernel's /tmp starts empty: without the worker's font list matplotlib builds one
+    # in every kernel ("generated new fontManager"), as the planted sandbox below shows.
+    found = sandbox.font_list()
+    assert found is not None, "matplotlib left no font list in this process's cache folder"
+    job = sandbox.JobSandbox(tmp_path / "job", tmp_path / "job" / "work", sandbox.SandboxOptions())
+    (tmp_path / "job" / "work").mkdir()
+    bound = ["--ro-bind", str(found), f"{sandbox.MATPLOTLIB_FOLDER}/{found.name}"]
+    at = next(i for i in range(len(job.options)) if job.options[i : i + 3] == bound)
+    planted = job.options[:at] + job.options[at + 3 :]
+
+    def look(options: list[str]) -> subprocess.CompletedProcess:
+        command = [job.bwrap, *options, "--", sys.executable, "-I", "-c", FONT_LIST_LOOK]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    try:
+        ours, without = look(job.options), look(planted)
+    finally:
+        job.close()
+    lines = [sandbox.MATPLOTLIB_FOLDER, f"{found.name} errno 30"]  # EROFS
+    assert ours.stdout.splitlines() == lines, ours.stderr
+    assert "generated new fontManager" not in ours.stderr
+    assert "generated new fontManager" in without.stderr, without.stderr
+
+
 def test_the_reason_a_sandbox_cannot_run_is_given(tmp_path, monkeypatch):
     monkeypatch.setenv(SANDBOX_ENV, "off")
     assert unavailable_reason() == f"switched off by {SANDBOX_ENV}=off"
