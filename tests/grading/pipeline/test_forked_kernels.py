@@ -97,3 +97,34 @@ def test_the_warm_process_ends_with_its_parent(tmp_path):
     parent.kill()
     parent.wait()
     assert wait_gone(warm)
+
+
+def test_the_warm_process_imports_what_a_request_asks_for_before_forking(tmp_path, monkeypatch):
+    # A kernel's request that names torch.optim's lazy import has it imported by the warm
+    # process (so also in every later kernel); a request that names nothing leaves it out.
+    monkeypatch.setenv(forked_kernels.SWITCH_ENV, "on")
+    # A value no other test uses: a warm process of this test's own, which nobody asked yet.
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "3")
+    write_trusted_kernelspec(tmp_path / "kernels")
+    specs = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+    seen = []
+    for asked in ("", forked_kernels.extra_modules(["opt = torch.optim.SGD(params, lr=0.1)"]), ""):
+        manager = KernelManager(kernel_name=TRUSTED_KERNEL, kernel_spec_manager=specs)
+        manager.start_kernel(
+            cwd=str(tmp_path), env={**os.environ, forked_kernels.EXTRAS_ENV: asked}
+        )
+        client = manager.client()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=60)
+            seen.append(value(client, "'torch._dynamo' in __import__('sys').modules"))
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+    assert seen == ["False", "True", "True"]
+
+
+def test_a_notebook_asks_for_the_modules_its_code_names():
+    assert forked_kernels.extra_modules(["x = 1", "import numpy as np"]) == ""
+    plotting = ["import matplotlib.pyplot as plt", "torch.optim.SGD(p, lr=0.1)"]
+    assert forked_kernels.extra_modules(plotting) == "matplotlib.pyplot,torch._dynamo"

@@ -148,6 +148,8 @@ class TrustedExecute(Execute):
             env = dict(os.environ, IPYTHONDIR=str(private / "ipython"), PYTHONSAFEPATH="1")
             env["PYTHONNOUSERSITE"] = "1"
             env.pop(NO_IMPORT_ENV, None)  # the student's kernel's, not this one's
+            sources = (cell.source for cell in nb.cells if cell.cell_type == "code")
+            env[forked_kernels.EXTRAS_ENV] = forked_kernels.extra_modules(sources)
             with trusted.setup_kernel(env=env):
                 self._trusted = trusted
                 code = preamble(self._plan, self._socket)

@@ -24,6 +24,7 @@ import socket
 import subprocess
 import sys
 import traceback
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
@@ -32,11 +33,20 @@ from autograder.kernel import relay_kernel
 SWITCH_ENV = "AUTOGRADER_FORKED_KERNELS"
 # Imported by the warm process: what a trusted kernel imports first, and that reads no
 # job's environment when imported (the checks do: their language; so they are not here).
-# torch._dynamo: torch imports it (and sympy with it) on a kernel's first optimizer or
-# first backward with given gradients, about 1 s of CPU in each kernel of 05, 07, 08, 09.
-# matplotlib.pyplot: the setup cells of the notebooks that plot import it (0.3 s a kernel);
-# it reads its backend then, so the warm process sets the one ipykernel would set.
-WARM_MODULES = ("numpy", "torch", "torch._dynamo", "matplotlib.pyplot", "ipykernel.kernelapp")
+WARM_MODULES = ("numpy", "torch", "ipykernel.kernelapp")
+# Imported by the warm process when a kernel's request asks for them (EXTRAS_ENV), before it
+# forks that kernel and every later one: slow imports that only some notebooks' trusted
+# kernels make, each found by a word of the notebook's code (a warm process that imported
+# them all would cost every grading worker 1.2 s more, most of them for nothing).
+ON_REQUEST = {
+    # torch imports it (and sympy with it) at an optimizer's first construction: about 1 s
+    # of CPU in each trusted kernel of 05, 07, 08 and 09
+    "torch.optim": "torch._dynamo",
+    # the setup cells of the notebooks that plot import it: 0.3 s a kernel
+    "matplotlib": "matplotlib.pyplot",
+}
+EXTRAS_ENV = "AUTOGRADER_WARM_MODULES"
+# pyplot reads its backend when imported: the warm process sets the one ipykernel would set.
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 # Read when those modules are imported: a warm process serves one set of their values.
 IMPORT_TIME_VARIABLES = (
@@ -64,6 +74,23 @@ def relay_argv(kernel_args: list[str]) -> list[str]:
 
 
 _warm: dict[tuple, tuple[subprocess.Popen, str]] = {}
+
+
+def extra_modules(sources: Iterable[str]) -> str:
+    """The ON_REQUEST modules that code with these ``sources`` asks for, as EXTRAS_ENV's value."""
+    text = "\n".join(sources)
+    return ",".join(sorted({module for word, module in ON_REQUEST.items() if word in text}))
+
+
+def _import_requested(value: str) -> None:
+    """Import the ON_REQUEST modules ``value`` names that the warm process has not imported."""
+    for name in value.split(","):
+        if name not in ON_REQUEST.values() or name in sys.modules:
+            continue
+        if name.startswith("matplotlib") and not os.environ.get("MPLBACKEND"):
+            os.environ["MPLBACKEND"] = INLINE_BACKEND
+        with suppress(Exception):  # the kernel imports it itself, and says what failed
+            importlib.import_module(name)
 
 
 def warm_pids() -> set[int]:
@@ -178,6 +205,7 @@ def serve(listener: socket.socket) -> None:
                 except (OSError, ValueError):
                     relay.close()
                     continue
+                _import_requested(str(request.get("env", {}).get(EXTRAS_ENV, "")))
                 warm = os.getpid()
                 pid = os.fork()
                 if pid == 0:
@@ -215,9 +243,6 @@ def main() -> None:
     """``python -m autograder.grading.pipeline.verdicts.forked_kernels LISTENER-FD PARENT-PID``."""
     _die_with_parent(int(sys.argv[2]))
     listener = socket.socket(fileno=int(sys.argv[1]))
-    # What ipykernel sets in each kernel before its first cell, where the job sets none.
-    if not os.environ.get("MPLBACKEND"):
-        os.environ["MPLBACKEND"] = INLINE_BACKEND
     for name in WARM_MODULES:
         importlib.import_module(name)
     serve(listener)
