@@ -4,6 +4,7 @@ imported; interrupts reach it; a killed relay ends its kernel; the warm process 
 the process that started it."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,6 +106,11 @@ def test_the_warm_process_imports_what_a_request_asks_for_before_forking(tmp_pat
     monkeypatch.setenv(forked_kernels.SWITCH_ENV, "on")
     # A value no other test uses: a warm process of this test's own, which nobody asked yet.
     monkeypatch.setenv("MALLOC_ARENA_MAX", "3")
+    # The warm process starts in the first job's folder, as a grading worker's would, and
+    # that folder is gone by the next request (torch._dynamo's import reads the working folder).
+    job = tmp_path / "job"
+    job.mkdir()
+    monkeypatch.chdir(job)
     write_trusted_kernelspec(tmp_path / "kernels")
     specs = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
     seen = []
@@ -121,6 +127,9 @@ def test_the_warm_process_imports_what_a_request_asks_for_before_forking(tmp_pat
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
+        if job.exists():
+            monkeypatch.chdir(tmp_path)
+            shutil.rmtree(job)
     assert seen == ["False", "True", "True"]
 
 

@@ -120,8 +120,16 @@ def warm_socket() -> str:
     # Its own streams lead nowhere: each kernel gets its relay's, and the job's captured
     # output (where this one's would go) is a file deleted with the job.
     quiet = subprocess.DEVNULL
+    # In "/", not in this process's folder: a job's folder, where a worker grades, is deleted
+    # with the job, and an import that reads the working folder (torch._dynamo's) then fails.
     process = subprocess.Popen(
-        command, pass_fds=[listener.fileno()], env=env, stdin=quiet, stdout=quiet, stderr=quiet
+        command,
+        pass_fds=[listener.fileno()],
+        env=env,
+        cwd="/",
+        stdin=quiet,
+        stdout=quiet,
+        stderr=quiet,
     )
     listener.close()  # the warm process holds it; a kernel asked for meanwhile waits in it
     _warm[key] = (process, path)
