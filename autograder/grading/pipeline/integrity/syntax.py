@@ -5,13 +5,23 @@ Pure helpers over ``ast`` with no rule in them, shared by the rules and the note
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 
 from IPython.core.inputtransformer2 import TransformerManager
 
 
 def parse_cell(source: str) -> ast.Module:
     """A cell's code as a tree, with IPython syntax (``%magic``, ``!cmd``) made Python first."""
-    return ast.parse(TransformerManager().transform_cell(source))
+    return ast.parse(python_source(source))
+
+
+# A scan reads the release's cells again for every student (their given versions, the
+# notebook's names): IPython's tokenising transform is most of a scan's time.
+@lru_cache(maxsize=4096)
+def python_source(source: str) -> str:
+    """A cell's code with IPython syntax made Python (a fresh tree is parsed from it each time:
+    the rules' trees are theirs to walk)."""
+    return TransformerManager().transform_cell(source)
 
 
 def parse_quietly(source: str) -> ast.Module | None:
