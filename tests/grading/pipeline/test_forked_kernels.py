@@ -137,3 +137,5 @@ def test_a_notebook_asks_for_the_modules_its_code_names():
     assert forked_kernels.extra_modules(["x = 1", "import numpy as np"]) == ""
     plotting = ["import matplotlib.pyplot as plt", "torch.optim.SGD(p, lr=0.1)"]
     assert forked_kernels.extra_modules(plotting) == "matplotlib.pyplot,torch._dynamo"
+    checking = ["check_parity(f, x)", "y.backward(torch.ones(3))"]
+    assert forked_kernels.extra_modules(checking) == "torch.fx.experimental.symbolic_shapes"

@@ -33,7 +33,10 @@ from autograder.kernel import relay_kernel
 SWITCH_ENV = "AUTOGRADER_FORKED_KERNELS"
 # Imported by the warm process: what a trusted kernel imports first, and that reads no
 # job's environment when imported (the checks do: their language; so they are not here).
-WARM_MODULES = ("numpy", "torch", "ipykernel.kernelapp")
+# ipykernel.debugger (and debugpy's pydevd with it) is imported as each kernel starts, not
+# with kernelapp: 0.06 of a trusted kernel's 0.13 CPU-seconds to its first cell. It reads
+# PYDEVD_* variables, which no job sets, and a trusted kernel is never debugged.
+WARM_MODULES = ("numpy", "torch", "ipykernel.kernelapp", "ipykernel.debugger")
 # Imported by the warm process when a kernel's request asks for them (EXTRAS_ENV), before it
 # forks that kernel and every later one: slow imports that only some notebooks' trusted
 # kernels make, each found by a word of the notebook's code (a warm process that imported
@@ -42,6 +45,10 @@ ON_REQUEST = {
     # torch imports it (and sympy with it) at an optimizer's first construction: about 1 s
     # of CPU in each trusted kernel of 05, 07, 08 and 09
     "torch.optim": "torch._dynamo",
+    # torch.autograd imports it (and sympy) at the first backward given a gradient tensor,
+    # which check_parity's torch side makes: 0.4 s of CPU in nearly every course kernel
+    "backward": "torch.fx.experimental.symbolic_shapes",
+    "parity": "torch.fx.experimental.symbolic_shapes",
     # the setup cells of the notebooks that plot import it: 0.3 s a kernel
     "matplotlib": "matplotlib.pyplot",
 }
