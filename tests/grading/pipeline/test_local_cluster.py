@@ -43,10 +43,21 @@ def no_kept_cluster():
     assert CLUSTER_MARKER_ENV not in os.environ, "the cluster's marker stayed in the environment"
 
 
+def tick_seconds(dask_scheduler=None, dask_worker=None) -> float:
+    """How often a Dask server checks its event loop's health."""
+    return (dask_scheduler or dask_worker)._tick_interval
+
+
 def test_the_next_run_of_as_many_workers_reuses_the_cluster(no_kept_cluster):
     with grading_client(workers=1) as first:
         pids = worker_pids(first)
         assert all(marker_of(pid) == first.local_tag for pid in pids)
+        # Started with the local cluster's settings: a tick a second, not 50.
+        ticks = [
+            first.client.run_on_scheduler(tick_seconds),
+            *first.client.run(tick_seconds).values(),
+        ]
+        assert ticks == [1.0, 1.0]
     with grading_client(workers=1) as second:
         assert second.local_tag == first.local_tag and worker_pids(second) == pids
     with grading_client(workers=2) as other:
