@@ -260,7 +260,20 @@ def main() -> None:
     listener = socket.socket(fileno=int(sys.argv[1]))
     for name in WARM_MODULES:
         importlib.import_module(name)
+    _format_a_traceback()
     serve(listener)
+
+
+def _format_a_traceback() -> None:
+    """Format one traceback as a kernel does: the first one a process formats compiles
+    pygments' Python lexer and imports stack_data (0.06 CPU-seconds in each trusted kernel
+    with a failing test: its first failure took 0.12-0.16, its second 0.04-0.06)."""
+    from IPython.core.ultratb import AutoFormattedTB
+
+    try:
+        raise ValueError("a warm process's own traceback")
+    except ValueError:
+        AutoFormattedTB(mode="Context", theme_name="linux").structured_traceback(*sys.exc_info())
 
 
 if __name__ == "__main__":
