@@ -44,13 +44,12 @@ WARM_MODULES = ("numpy", "torch", "ipykernel.kernelapp", "ipykernel.debugger")
 ON_REQUEST = {
     # torch imports it (and sympy with it) at an optimizer's first construction: about 1 s
     # of CPU in each trusted kernel of 05, 07, 08 and 09
-    "torch.optim": "torch._dynamo",
+    "torch._dynamo": ("torch.optim",),
     # torch.autograd imports it (and sympy) at the first backward given a gradient tensor,
     # which check_parity's torch side makes: 0.4 s of CPU in nearly every course kernel
-    "backward": "torch.fx.experimental.symbolic_shapes",
-    "parity": "torch.fx.experimental.symbolic_shapes",
+    "torch.fx.experimental.symbolic_shapes": ("backward", "parity"),
     # the setup cells of the notebooks that plot import it: 0.3 s a kernel
-    "matplotlib": "matplotlib.pyplot",
+    "matplotlib.pyplot": ("matplotlib",),
 }
 EXTRAS_ENV = "AUTOGRADER_WARM_MODULES"
 # pyplot reads its backend when imported: the warm process sets the one ipykernel would set.
@@ -86,13 +85,13 @@ _warm: dict[tuple, tuple[subprocess.Popen, str]] = {}
 def extra_modules(sources: Iterable[str]) -> str:
     """The ON_REQUEST modules that code with these ``sources`` asks for, as EXTRAS_ENV's value."""
     text = "\n".join(sources)
-    return ",".join(sorted({module for word, module in ON_REQUEST.items() if word in text}))
+    return ",".join(sorted(m for m, words in ON_REQUEST.items() if any(w in text for w in words)))
 
 
 def _import_requested(value: str) -> None:
     """Import the ON_REQUEST modules ``value`` names that the warm process has not imported."""
     for name in value.split(","):
-        if name not in ON_REQUEST.values() or name in sys.modules:
+        if name not in ON_REQUEST or name in sys.modules:
             continue
         if name.startswith("matplotlib") and not os.environ.get("MPLBACKEND"):
             os.environ["MPLBACKEND"] = INLINE_BACKEND
